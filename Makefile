@@ -1,0 +1,93 @@
+# nccl-init: a static musl init that runs a command with a validated NCCL profile.
+#
+#   make            build/nccl-init (static, musl, libcap, stripped)
+#   make deps       install every Debian package the build and tests need
+#   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
+#   make demo       build and run a command under the bundled pcie-8gpu profile
+#   make bench      benchmark scripts (size, start-up overhead)
+#   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
+
+SHELL := /bin/bash
+BUILD := build
+CAPDIR := $(BUILD)/libcap-musl
+
+SRCS := $(wildcard init/*.c)
+HDRS := $(wildcard init/*.h)
+# Everything but main.c, for the unit tests and the fuzzer.
+LIB_SRCS := $(filter-out init/main.c,$(SRCS))
+
+STD := -std=c11 -D_GNU_SOURCE
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+MUSL_CC := musl-gcc
+REL_CFLAGS := $(STD) $(WARN) -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+	-fno-stack-protector -I$(CAPDIR)/include
+REL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,norelro -Wl,--build-id=none -s
+
+SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+
+# Debian packages: build, tests, benchmarks.
+DEPS := build-essential musl-tools dpkg-dev libcmocka-dev bats bats-support bats-assert \
+	python3 python3-venv strace util-linux procps tini dumb-init catatonit clang \
+	libclang-rt-14-dev file
+DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
+
+.PHONY: all deps test unit bats demo bench fuzz clean sanitize
+
+all: $(BUILD)/nccl-init
+
+deps: $(DEPS_STAMP)
+
+# Idempotent: apt-get runs only when a package is missing.
+$(DEPS_STAMP):
+	@mkdir -p $(BUILD)
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@touch $@
+
+$(CAPDIR)/lib/libcap.a: scripts/libcap-musl.sh | $(DEPS_STAMP)
+	sh scripts/libcap-musl.sh $(CAPDIR)
+
+$(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a | $(DEPS_STAMP)
+	$(MUSL_CC) $(REL_CFLAGS) -o $@ $(SRCS) $(REL_LDFLAGS) -L$(CAPDIR)/lib -lcap
+	@file $@ | grep -q 'statically linked' || { echo "$@ is not static" >&2; exit 1; }
+	@echo "$@: $$(stat -c %s $@) bytes"
+
+# The same sources under the host gcc with ASan+UBSan (glibc, Debian's libcap).
+$(BUILD)/san/nccl-init: $(SRCS) $(HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(SAN_CFLAGS) -o $@ $(SRCS) -lcap
+
+sanitize: $(BUILD)/san/nccl-init
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
+
+$(BUILD)/unit/%: tests/unit/%.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(SAN_CFLAGS) -Iinit -o $@ $< $(LIB_SRCS) -lcmocka -lcap
+
+test: $(BUILD)/nccl-init $(BUILD)/san/nccl-init $(UNIT_TESTS)
+	@scripts/run-tests.sh $(UNIT_TESTS)
+
+demo: $(BUILD)/nccl-init
+	@scripts/demo.sh
+
+bench: $(BUILD)/nccl-init
+	@scripts/bench-startup.sh
+
+FUZZ_SECONDS ?= 600
+$(BUILD)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	clang $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -Iinit -o $@ $< $(LIB_SRCS) -lcap
+
+fuzz: $(BUILD)/fuzz/fuzz_profile
+	@mkdir -p $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_profile -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		-print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+
+clean:
+	rm -rf $(BUILD)/nccl-init $(BUILD)/san $(BUILD)/unit $(BUILD)/fuzz

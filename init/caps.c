@@ -1,0 +1,160 @@
+#include "caps.h"
+
+#include "log.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+
+#define BIT(c) ((uint64_t)1 << (c))
+
+static unsigned cap_count(void)
+{
+    int n = cap_max_bits();
+    return n > 0 && n <= 64 ? (unsigned)n : 64;
+}
+
+/* "sys_admin", "SYS_ADMIN" or "CAP_SYS_ADMIN" -> number; "ALL" -> -2. */
+static int cap_parse(const char *s, size_t n)
+{
+    char name[64];
+    if (n == 3 && strncasecmp(s, "ALL", 3) == 0)
+        return -2;
+    if (n >= 4 && strncasecmp(s, "CAP_", 4) == 0)
+        s += 4, n -= 4;
+    if (n == 0 || n + 5 > sizeof name)
+        return -1;
+    memcpy(name, "cap_", 4);
+    for (size_t i = 0; i < n; i++)
+        name[4 + i] = (char)tolower((unsigned char)s[i]);
+    name[4 + n] = '\0';
+    cap_value_t v;
+    if (cap_from_name(name, &v) < 0 || v < 0 || (unsigned)v >= cap_count())
+        return -1;
+    return v;
+}
+
+/* Parses comma lists into a mask; *all is set when ALL appears. */
+static uint64_t parse_lists(const char *opt, const char *const *lists, size_t n, bool *all)
+{
+    uint64_t m = 0;
+    *all = false;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = lists[i];
+        for (;;) {
+            const char *c = strchr(s, ',');
+            size_t l = c ? (size_t)(c - s) : strlen(s);
+            int v = cap_parse(s, l);
+            if (v == -1)
+                die(EXIT_USAGE, "%s: unknown capability '%.*s'", opt, (int)l, s);
+            if (v == -2)
+                *all = true;
+            else
+                m |= BIT(v);
+            if (!c)
+                break;
+            s = c + 1;
+        }
+    }
+    return m;
+}
+
+void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
+               const char *const *add, size_t nadd)
+{
+    memset(p, 0, sizeof *p);
+    if (!ndrop && !nadd)
+        return;
+    p->active = true;
+    bool drop_all, add_all;
+    uint64_t d = parse_lists("--cap-drop", drop, ndrop, &drop_all);
+    uint64_t a = parse_lists("--cap-add", add, nadd, &add_all);
+
+    uint64_t have = 0;
+    cap_t cur = cap_get_proc();
+    if (!cur)
+        die(EXIT_USAGE, "cannot read capabilities: %s", strerror(errno));
+    for (unsigned c = 0; c < cap_count(); c++) {
+        cap_flag_value_t f = CAP_CLEAR;
+        if (cap_get_flag(cur, (cap_value_t)c, CAP_PERMITTED, &f) == 0 && f == CAP_SET)
+            have |= BIT(c);
+    }
+    cap_free(cur);
+
+    /* docker's rules: ALL in --cap-add starts from everything, ALL in
+     * --cap-drop from nothing; then single drops, then single adds. */
+    uint64_t keep = add_all || !drop_all ? have : 0;
+    keep = (keep & ~d) | a;
+    if (keep & ~have)
+        for (unsigned c = 0; c < cap_count(); c++)
+            if (keep & ~have & BIT(c)) {
+                char *name = cap_to_name((cap_value_t)c);
+                die(EXIT_USAGE, "--cap-add: %s is not held by nccl-init, so the child cannot "
+                                "get it", name ? name : "?");
+            }
+    p->keep = keep;
+}
+
+int caps_apply(const struct caps_plan *p)
+{
+    if (!p->active)
+        return 0;
+    bool bound_failed = false;
+    for (unsigned c = 0; c < cap_count(); c++) {
+        if ((p->keep & BIT(c)) || cap_get_bound((cap_value_t)c) != 1)
+            continue;
+        if (cap_drop_bound((cap_value_t)c) < 0) {
+            if (errno != EPERM) {
+                log_error("cannot drop capability %u from the bounding set: %s", c,
+                          strerror(errno));
+                return -1;
+            }
+            bound_failed = true;
+        }
+    }
+    if (bound_failed) {
+        /* Without CAP_SETPCAP the bounding set cannot shrink; no_new_privs
+         * keeps setuid and file capabilities from handing back what the
+         * permitted set no longer holds. */
+        log_warn("cannot shrink the bounding set without CAP_SETPCAP; setting no_new_privs "
+                 "instead");
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+            log_error("cannot set no_new_privs: %s", strerror(errno));
+            return -1;
+        }
+    }
+    cap_t c = cap_init();
+    if (!c)
+        return -1;
+    for (unsigned v = 0; v < cap_count(); v++) {
+        if (!(p->keep & BIT(v)))
+            continue;
+        cap_value_t cv = (cap_value_t)v;
+        cap_set_flag(c, CAP_EFFECTIVE, 1, &cv, CAP_SET);
+        cap_set_flag(c, CAP_PERMITTED, 1, &cv, CAP_SET);
+        cap_set_flag(c, CAP_INHERITABLE, 1, &cv, CAP_SET);
+    }
+    int r = cap_set_proc(c);
+    cap_free(c);
+    if (r < 0) {
+        log_error("cannot set capabilities: %s", strerror(errno));
+        return -1;
+    }
+    /* Ambient capabilities survive exec of a non-setuid program by a
+     * non-root user; without them a dropped-to-user child would lose what
+     * --cap-add kept. */
+    if (cap_reset_ambient() < 0 && errno != EINVAL) {
+        log_error("cannot reset ambient capabilities: %s", strerror(errno));
+        return -1;
+    }
+    for (unsigned v = 0; v < cap_count(); v++)
+        if ((p->keep & BIT(v)) && cap_set_ambient((cap_value_t)v, CAP_SET) < 0) {
+            log_error("cannot raise ambient capability %u: %s", v, strerror(errno));
+            return -1;
+        }
+    return 0;
+}

@@ -1,0 +1,35 @@
+/* Command line: verbs and options. */
+#ifndef NCCL_INIT_CLI_H
+#define NCCL_INIT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum verb { VERB_RUN, VERB_CHECK, VERB_RENDER, VERB_VERIFY, VERB_DETECT, VERB_HELP, VERB_VERSION };
+
+struct options {
+    int verb;
+    const char **profiles; /* -p, in order */
+    size_t nprofiles;
+    const char *profile_dir; /* NULL: <root>/etc/nccl-init/profiles */
+    const char *root;        /* NULL: / */
+    const char *nccl_lib;
+    const char *format; /* render: env (default) or json */
+    bool enforce;
+    const char **cap_drop, **cap_add; /* raw docker-style lists */
+    size_t ncap_drop, ncap_add;
+    bool no_new_privs;
+    char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME... */
+    size_t noperands;
+};
+
+/* Parses argv into o; a usage error exits 2 with one message. */
+void cli_parse(int argc, char **argv, struct options *o);
+
+/* The profile directory in effect: --profile-dir, or the default under --root. */
+char *cli_profile_dir(const struct options *o);
+
+void cli_usage(void);
+void cli_version(void);
+
+#endif

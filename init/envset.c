@@ -1,0 +1,204 @@
+#include "envset.h"
+
+#include "digest.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct indexed {
+    const char *entry; /* "KEY=VALUE" */
+    size_t keylen, index;
+};
+
+static int cmp_indexed(const void *a, const void *b)
+{
+    const struct indexed *x = a, *y = b;
+    size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
+    int c = memcmp(x->entry, y->entry, n);
+    if (c == 0 && x->keylen != y->keylen)
+        c = x->keylen < y->keylen ? -1 : 1;
+    if (c == 0)
+        c = x->index < y->index ? -1 : x->index > y->index;
+    return c;
+}
+
+static int cmp_var(const void *a, const void *b)
+{
+    return strcmp(((const struct var *)a)->key, ((const struct var *)b)->key);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct entry *x = *(const struct entry *const *)a, *y = *(const struct entry *const *)b;
+    return strcmp(x->key, y->key);
+}
+
+static struct var *add(struct envset *s, const char *key, size_t klen, const char *value, int src)
+{
+    grow((void **)&s->v, &s->cap, s->n + 1, sizeof s->v[0]);
+    struct var *v = &s->v[s->n++];
+    *v = (struct var){ .key = xstrndup(key, klen), .value = xstrdup(value), .source = src };
+    return v;
+}
+
+/* The inherited environment, cleaned: malformed entries dropped, duplicates
+ * collapsed to the last copy, nccl-init's own controls removed. glibc's
+ * getenv() returns the first copy and Python's os.environ keeps the last, so
+ * a duplicate would make C and Python code in one process disagree. */
+static void take_environment(struct envset *s, char *const *envp, const struct known_names *k,
+                             struct diag *d)
+{
+    size_t n = 0;
+    while (envp && envp[n])
+        n++;
+    struct indexed *ix = xmalloc(n * sizeof *ix);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(envp[i], '=');
+        if (!eq || eq == envp[i]) {
+            log_warn("dropping malformed environment entry '%.40s'", envp[i]);
+            continue;
+        }
+        ix[m++] = (struct indexed){ envp[i], (size_t)(eq - envp[i]), i };
+    }
+    qsort(ix, m, sizeof *ix, cmp_indexed);
+    for (size_t i = 0; i < m; i++) {
+        size_t j = i;
+        while (j + 1 < m && ix[j + 1].keylen == ix[i].keylen &&
+               memcmp(ix[j + 1].entry, ix[i].entry, ix[i].keylen) == 0)
+            j++;
+        if (j > i)
+            log_warn("environment has %.*s %zu times; keeping the last value",
+                     (int)ix[i].keylen, ix[i].entry, j - i + 1);
+        const char *e = ix[j].entry;
+        i = j;
+        if (strncmp(e, "NCCL_INIT_", 10) == 0)
+            continue;
+        struct var *v = add(s, e, ix[j].keylen, e + ix[j].keylen + 1, SRC_ENV);
+        if (strncmp(v->key, "NCCL_", 5) == 0) {
+            struct entry en = { v->key, v->value, "environment", 0, NULL };
+            validate_entry(&en, k, DIAG_WARNING, d);
+        }
+    }
+    free(ix);
+}
+
+void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
+                    size_t np, bool enforce, const struct known_names *k, struct diag *d)
+{
+    memset(s, 0, sizeof *s);
+    take_environment(s, envp, k, d); /* sorted, unique */
+    size_t nenv = s->n;
+
+    /* Layer the profiles: a later profile's line replaces an earlier one's. */
+    size_t total = 0;
+    for (size_t i = 0; i < np; i++)
+        total += profiles[i].n;
+    const struct entry **pe = xmalloc(total * sizeof *pe);
+    size_t m = 0;
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < profiles[i].n; j++)
+            pe[m++] = &profiles[i].v[j];
+    /* Walk in profile order so that a later profile replaces the earlier
+     * line in place; profiles are a few dozen lines, so linear is fine. */
+    const struct entry **layered = xmalloc(total * sizeof *layered);
+    size_t nl = 0;
+    for (size_t i = 0; i < m; i++) {
+        size_t w;
+        for (w = 0; w < nl; w++)
+            if (strcmp(layered[w]->key, pe[i]->key) == 0)
+                break;
+        if (w < nl)
+            log_debug("%s: %s from %s:%u replaced by %s:%u", pe[i]->key, layered[w]->value,
+                      layered[w]->file, layered[w]->line, pe[i]->file, pe[i]->line);
+        layered[w] = pe[i];
+        if (w == nl)
+            nl++;
+    }
+    free(pe);
+    qsort(layered, nl, sizeof *layered, cmp_entry);
+
+    struct sha256 h;
+    sha256_init(&h);
+    for (size_t i = 0; i < nl; i++) {
+        const struct entry *e = layered[i];
+        struct var *v = nenv ? bsearch(&(struct var){ .key = (char *)e->key }, s->v, nenv,
+                                       sizeof s->v[0], cmp_var)
+                             : NULL;
+        if (!v) {
+            v = add(s, e->key, strlen(e->key), e->value, SRC_PROFILE);
+        } else if (strcmp(v->value, e->value) == 0) {
+            v->source = SRC_PROFILE;
+        } else if (enforce) {
+            free(v->value);
+            v->value = xstrdup(e->value);
+            v->source = SRC_PROFILE;
+            v->enforced = true;
+            s->overrides++;
+        } else {
+            v->overridden = true;
+            s->overrides++;
+        }
+        v->entry = e;
+        v->resolved = true;
+        sha256_update(&h, v->key, strlen(v->key));
+        sha256_update(&h, "=", 1);
+        sha256_update(&h, v->value, strlen(v->value));
+        sha256_update(&h, "\n", 1);
+    }
+    s->resolved = nl;
+    free(layered);
+    sha256_hex(&h, s->digest);
+
+    struct buf names = { 0 };
+    for (size_t i = 0; i < np; i++)
+        buf_printf(&names, "%s%s", i ? "," : "", profiles[i].name);
+    s->names = names.data ? names.data : xstrdup("none");
+    add(s, "NCCL_INIT_PROFILE", 17, s->names, SRC_INIT);
+    add(s, "NCCL_INIT_DIGEST", 16, s->digest, SRC_INIT);
+    qsort(s->v, s->n, sizeof s->v[0], cmp_var);
+}
+
+char **envset_envp(const struct envset *s)
+{
+    char **envp = xmalloc((s->n + 1) * sizeof *envp);
+    for (size_t i = 0; i < s->n; i++) {
+        size_t kl = strlen(s->v[i].key), vl = strlen(s->v[i].value);
+        envp[i] = xmalloc(kl + vl + 2);
+        memcpy(envp[i], s->v[i].key, kl);
+        envp[i][kl] = '=';
+        memcpy(envp[i] + kl + 1, s->v[i].value, vl + 1);
+    }
+    envp[s->n] = NULL;
+    return envp;
+}
+
+void envset_log_summary(const struct envset *s)
+{
+    struct buf b = { 0 };
+    for (size_t i = 0; i < s->n; i++) {
+        const struct var *v = &s->v[i];
+        if (v->overridden)
+            buf_printf(&b, "%s%s=%s from the environment over %s:%u", b.len ? ", " : "", v->key,
+                       v->value, v->entry->file, v->entry->line);
+        else if (v->enforced)
+            buf_printf(&b, "%s%s enforced from %s:%u", b.len ? ", " : "", v->key,
+                       v->entry->file, v->entry->line);
+    }
+    log_info("profile %s: %zu variable%s, digest %.12s, %zu override%s%s%s", s->names,
+             s->resolved, s->resolved == 1 ? "" : "s", s->digest, s->overrides,
+             s->overrides == 1 ? "" : "s", b.len ? ": " : "", b.len ? b.data : "");
+    buf_free(&b);
+}
+
+void envset_free(struct envset *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->v[i].key);
+        free(s->v[i].value);
+    }
+    free(s->v);
+    free(s->names);
+    memset(s, 0, sizeof *s);
+}

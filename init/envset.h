@@ -1,0 +1,45 @@
+/* The canonical environment: what the child gets, computed from the
+ * inherited environment and the profiles, deterministically. */
+#ifndef NCCL_INIT_ENVSET_H
+#define NCCL_INIT_ENVSET_H
+
+#include "log.h"
+#include "profile.h"
+#include "validate.h"
+
+#include <stdbool.h>
+
+enum var_source { SRC_ENV, SRC_PROFILE, SRC_INIT };
+
+struct var {
+    char *key;           /* owned */
+    char *value;         /* owned */
+    int source;          /* enum var_source: where the value came from */
+    const struct entry *entry; /* the profile line for this key, if any */
+    bool resolved;       /* a key the profiles define: part of the resolved set */
+    bool overridden;     /* the environment's value beat the profile's */
+    bool enforced;       /* the profile's value replaced the environment's */
+};
+
+struct envset {
+    struct var *v; /* sorted by key, unique */
+    size_t n, cap;
+    char digest[65];
+    char *names;   /* "pcie-8gpu,extra" */
+    size_t resolved, overrides;
+};
+
+/* Builds the set. envp is the inherited environment. Environment values of
+ * NCCL variables are checked too, as warnings. */
+void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
+                    size_t np, bool enforce, const struct known_names *k, struct diag *d);
+
+/* A NULL-terminated "KEY=VALUE" array for execve. */
+char **envset_envp(const struct envset *s);
+
+/* The one start-up line: profile, number of variables, overrides. */
+void envset_log_summary(const struct envset *s);
+
+void envset_free(struct envset *s);
+
+#endif

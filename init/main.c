@@ -1,0 +1,36 @@
+/* nccl-init: dispatch only. */
+#include "cli.h"
+#include "commands.h"
+#include "log.h"
+#include "signals.h"
+
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    /* Before anything that can take time: see signals_take_over. */
+    struct inherited_signals sig;
+    signals_take_over(&sig);
+
+    struct options o;
+    cli_parse(argc, argv, &o);
+    if (o.verb != VERB_RUN)
+        signals_restore(&sig);
+
+    switch (o.verb) {
+    case VERB_HELP:
+        cli_usage();
+        return 0;
+    case VERB_VERSION:
+        cli_version();
+        return 0;
+    case VERB_CHECK:
+        return cmd_check(&o);
+    case VERB_RENDER:
+        return cmd_render(&o);
+    case VERB_RUN:
+        return cmd_run(&o, &sig);
+    default:
+        die(EXIT_USAGE, "%s: not available yet", argv[1]);
+    }
+}

@@ -1,0 +1,13 @@
+/* Prints the canonical environment without writing anything. */
+#ifndef NCCL_INIT_RENDER_H
+#define NCCL_INIT_RENDER_H
+
+#include "envset.h"
+#include "util.h"
+
+/* KEY=VALUE lines, sorted. */
+void render_env(struct buf *b, const struct envset *s);
+/* One JSON document: profiles, digest, and each variable with its source. */
+void render_json(struct buf *b, const struct envset *s, bool enforce);
+
+#endif

@@ -1,0 +1,59 @@
+#include "resolve.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned resolve_profiles(struct resolved *r, const struct options *o, const char *const *specs,
+                          size_t n, bool each_alone)
+{
+    memset(r, 0, sizeof *r);
+    if (o->nccl_lib) {
+        int e = known_names_from_lib(&r->known, o->nccl_lib);
+        if (e < 0)
+            die(EXIT_USAGE, "--nccl-lib %s: %s", o->nccl_lib,
+                e == -ENOENT ? "no NCCL_* names in it" : strerror(-e));
+        log_debug("%zu NCCL_* names from %s", r->known.n, o->nccl_lib);
+    }
+    char *dir = cli_profile_dir(o);
+    r->profiles = xmalloc(n * sizeof *r->profiles);
+    for (size_t i = 0; i < n; i++) {
+        struct profile *p = &r->profiles[r->n++];
+        if (profile_load(p, specs[i], dir, &r->diag))
+            continue;
+        validate_profile(p, &r->known, &r->diag);
+        if (each_alone) {
+            const struct entry **set = xmalloc(p->n * sizeof *set);
+            for (size_t j = 0; j < p->n; j++)
+                set[j] = &p->v[j];
+            validate_set(set, p->n, &r->diag);
+            free(set);
+        }
+    }
+    free(dir);
+    return r->diag.errors;
+}
+
+void resolve_environment(struct resolved *r, const struct options *o, char *const *envp)
+{
+    envset_compose(&r->env, envp, r->profiles, r->n, o->enforce, &r->known, &r->diag);
+    /* Judge combinations on what the child will really get, after the
+     * environment's overrides, pointing at the profile line concerned. */
+    struct entry *tmp = xmalloc(r->env.resolved * sizeof *tmp);
+    const struct entry **set = xmalloc(r->env.resolved * sizeof *set);
+    size_t m = 0;
+    for (size_t i = 0; i < r->env.n; i++) {
+        const struct var *v = &r->env.v[i];
+        if (!v->resolved)
+            continue;
+        tmp[m] = *v->entry;
+        tmp[m].value = v->value;
+        set[m] = &tmp[m];
+        m++;
+    }
+    validate_set(set, m, &r->diag);
+    free(set);
+    free(tmp);
+}

@@ -1,0 +1,23 @@
+/* The signal state nccl-init inherited, kept in one place so the child
+ * gets it back exactly. */
+#ifndef NCCL_INIT_SIGNALS_H
+#define NCCL_INIT_SIGNALS_H
+
+#include <signal.h>
+
+struct inherited_signals {
+    sigset_t mask;    /* the inherited blocked mask */
+    sigset_t ignored; /* signals inherited as SIG_IGN */
+    sigset_t taken;   /* what nccl-init blocks and reads from a signalfd */
+};
+
+/* Records the inherited state, then blocks every signal except the
+ * synchronous faults and resets inherited SIG_IGN to SIG_DFL (an ignored
+ * signal is discarded before a signalfd can see it). Call it first in main. */
+void signals_take_over(struct inherited_signals *s);
+
+/* Puts back the inherited dispositions and mask: in the child before exec,
+ * and in verbs that do not supervise anything. */
+void signals_restore(const struct inherited_signals *s);
+
+#endif

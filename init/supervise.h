@@ -1,0 +1,23 @@
+/* Runs the command as a child and supervises it until it exits. */
+#ifndef NCCL_INIT_SUPERVISE_H
+#define NCCL_INIT_SUPERVISE_H
+
+#include "caps.h"
+#include "signals.h"
+
+#include <stdbool.h>
+
+struct child_spec {
+    char **argv;
+    char **envp;
+    const struct inherited_signals *sig;
+    const struct caps_plan *caps;
+    bool no_new_privs;
+};
+
+/* Forks, execs, forwards signals to the child's process group, reaps every
+ * zombie, and returns the exit code nccl-init should exit with: the
+ * child's status, 128+N for a fatal signal N. */
+int supervise(const struct child_spec *c);
+
+#endif

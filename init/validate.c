@@ -1,0 +1,295 @@
+#include "validate.h"
+
+#include "nccl_table.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Plain decimal: what NCCL's strtoll(s, NULL, 0) reads exactly as written.
+ * No sign but '-', no leading zero (octal), no suffix, no hex, no spaces. */
+static bool plain_decimal(const char *s, long long *out)
+{
+    const char *p = s + (*s == '-');
+    if (!*p || (p[0] == '0' && p[1] != '\0'))
+        return false;
+    for (const char *q = p; *q; q++)
+        if (*q < '0' || *q > '9')
+            return false;
+    errno = 0;
+    *out = strtoll(s, NULL, 10);
+    return errno == 0;
+}
+
+/* Is tok (length n) one of the comma-separated tokens? */
+static const char *token_match(const char *tokens, const char *tok, size_t n, bool fold)
+{
+    for (const char *t = tokens; *t;) {
+        const char *c = strchr(t, ',');
+        size_t tl = c ? (size_t)(c - t) : strlen(t);
+        if (tl == n && (fold ? strncasecmp(t, tok, n) : strncmp(t, tok, n)) == 0)
+            return t;
+        t += tl + (c != NULL);
+    }
+    return NULL;
+}
+
+static void bad(struct diag *d, int sev, const struct entry *e, const struct value_rule *r,
+                const char *what)
+{
+    diag(d, sev, e->file, e->line, "%s=%s: %s%s%s", e->key, e->value, what,
+         r->on_bad ? "; " : "", r->on_bad ? r->on_bad : "");
+}
+
+static void check_int(const struct entry *e, const struct value_rule *r, int sev, struct diag *d)
+{
+    long long v;
+    char what[160];
+    if (!plain_decimal(e->value, &v)) {
+        /* Say what NCCL would make of it: that is the silent failure. */
+        errno = 0;
+        long long got = strtoll(e->value, NULL, 0);
+        if (errno == ERANGE)
+            diag(d, sev, e->file, e->line, "%s=%s: out of range for a 64-bit integer", e->key,
+                 e->value);
+        else
+            diag(d, sev, e->file, e->line,
+                 "%s=%s: not a plain decimal integer; NCCL reads it as %lld without a word",
+                 e->key, e->value, got);
+        return;
+    }
+    if (!(r->flags & F_RANGE))
+        return;
+    if (v < r->min || v > r->max || (r->step && v % r->step)) {
+        if (r->step)
+            snprintf(what, sizeof what, "out of range: a multiple of %d in %lld..%lld", r->step,
+                     r->min, r->max);
+        else if (r->max == LLONG_MAX)
+            snprintf(what, sizeof what, "out of range: at least %lld", r->min);
+        else
+            snprintf(what, sizeof what, "out of range: %lld..%lld", r->min, r->max);
+        bad(d, sev, e, r, what);
+    }
+}
+
+/* Checks a comma list of tokens with an optional leading '^'. */
+static bool check_list(const struct entry *e, const struct value_rule *r, const char *s, size_t n,
+                       int sev, struct diag *d)
+{
+    if ((r->flags & F_NEGATE) && n > 0 && *s == '^')
+        s++, n--;
+    for (;;) {
+        const char *c = memchr(s, ',', n);
+        size_t tl = c ? (size_t)(c - s) : n;
+        if (!token_match(r->tokens, s, tl, true)) {
+            char what[256];
+            snprintf(what, sizeof what, "%s '%.*s' (expected %s%s)",
+                     tl ? "unknown token" : "empty token", (int)tl, s, r->tokens,
+                     (r->flags & F_NEGATE) ? "; a leading '^' excludes" : "");
+            bad(d, sev, e, r, what);
+            return false;
+        }
+        if (!c)
+            return true;
+        n -= tl + 1;
+        s = c + 1;
+    }
+}
+
+/* NCCL_PROTO/NCCL_ALGO: "list" or, since 2.24, "func:list;func:list". */
+static void check_func_lists(const struct entry *e, const struct value_rule *r, int sev,
+                             struct diag *d)
+{
+    const char *s = e->value;
+    for (;;) {
+        const char *semi = strchr(s, ';');
+        size_t n = semi ? (size_t)(semi - s) : strlen(s);
+        const char *colon = (r->flags & F_FUNCS) ? memchr(s, ':', n) : NULL;
+        if (colon) {
+            size_t fl = (size_t)(colon - s);
+            if (!token_match(nccl_collectives, s, fl, true)) {
+                char what[200];
+                snprintf(what, sizeof what, "unknown collective '%.*s' (expected %s)", (int)fl,
+                         s, nccl_collectives);
+                bad(d, sev, e, r, what);
+                return;
+            }
+            n -= fl + 1;
+            s = colon + 1;
+        }
+        if (!check_list(e, r, s, n, sev, d) || !semi)
+            return;
+        s = semi + 1;
+    }
+}
+
+static void check_level(const struct entry *e, const struct value_rule *r, int sev,
+                        struct diag *d)
+{
+    long long v;
+    size_t n = strlen(e->value);
+    if (token_match(r->tokens, e->value, n, false))
+        return;
+    if (plain_decimal(e->value, &v) && v >= 0)
+        return; /* legacy: 0=LOC 1=PIX 2=PXB 3=PHB >=4=SYS */
+    const char *ci = token_match(r->tokens, e->value, n, true);
+    char what[200];
+    if (ci)
+        snprintf(what, sizeof what, "levels are case-sensitive; did you mean %.*s?", (int)n, ci);
+    else
+        snprintf(what, sizeof what, "unknown level (expected one of %s, or 0..4)", r->tokens);
+    bad(d, sev, e, r, what);
+}
+
+static void check_enum(const struct entry *e, const struct value_rule *r, int sev,
+                       struct diag *d)
+{
+    if (token_match(r->tokens, e->value, strlen(e->value), true))
+        return;
+    char what[200];
+    snprintf(what, sizeof what, "unknown value (expected one of %s)", r->tokens);
+    bad(d, sev, e, r, what);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return SIZE_MAX;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diagv = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diagv + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagv = up;
+        }
+    }
+    return row[lb];
+}
+
+static const char *known_at(const struct known_names *k, size_t i)
+{
+    return k && k->names ? k->names[i] : nccl_params[i].name;
+}
+
+/* "did you mean A, B?": the known names at the smallest edit distance, if
+ * that distance is small for the name's length. */
+static void suggest(const struct entry *e, const struct known_names *k, struct diag *d)
+{
+    size_t count = k && k->names ? k->n : nccl_params_count;
+    size_t best = strlen(e->key) / 3;
+    if (best < 2)
+        best = 2;
+    for (size_t i = 0; i < count; i++) {
+        size_t dist = edit_distance(e->key, known_at(k, i));
+        if (dist < best)
+            best = dist;
+    }
+    struct buf b = { 0 };
+    int shown = 0;
+    for (size_t i = 0; i < count && shown < 3; i++)
+        if (edit_distance(e->key, known_at(k, i)) == best) {
+            buf_printf(&b, "%s%s", shown ? ", " : "; did you mean ", known_at(k, i));
+            shown++;
+        }
+    diag(d, DIAG_WARNING, e->file, e->line, "unknown NCCL variable %s%s%s", e->key,
+         b.data ? b.data : "", shown ? "?" : "");
+    buf_free(&b);
+}
+
+void validate_entry(const struct entry *e, const struct known_names *k, int sev, struct diag *d)
+{
+    if (strncmp(e->key, "NCCL_INIT_", 10) == 0) {
+        diag(d, sev, e->file, e->line,
+             "%s: NCCL_INIT_* variables control nccl-init and are not passed on", e->key);
+        return;
+    }
+    if (strncmp(e->key, "NCCL_", 5) != 0)
+        return; /* CUDA_*, TORCH_* and the rest pass through unvalidated */
+    if (!known_names_has(k, e->key)) {
+        suggest(e, k, d);
+        return;
+    }
+    const struct nccl_param *p = nccl_param_find(e->key);
+    if (!p || !*e->value)
+        return; /* a name only the given library knows; or empty: NCCL's default */
+    const struct value_rule *r = &value_rules[p->rule];
+    switch (r->kind) {
+    case V_INT:
+        check_int(e, r, sev, d);
+        break;
+    case V_LIST:
+        check_func_lists(e, r, sev, d);
+        break;
+    case V_LEVEL:
+        check_level(e, r, sev, d);
+        break;
+    case V_ENUM:
+        check_enum(e, r, sev, d);
+        break;
+    default:
+        break;
+    }
+}
+
+static const struct entry *set_find(const struct entry *const *set, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(set[i]->key, key) == 0)
+            return set[i];
+    return NULL;
+}
+
+/* Does an NCCL_PROTO value (plain list form) leave protocol tok enabled?
+ * Per-collective forms are not judged: returns true. */
+static bool proto_allows(const char *proto, const char *tok)
+{
+    if (strpbrk(proto, ":;"))
+        return true;
+    bool negate = *proto == '^';
+    const char *s = proto + negate;
+    bool listed = token_match(s, tok, strlen(tok), true) != NULL;
+    return negate ? !listed : listed;
+}
+
+void validate_set(const struct entry *const *set, size_t n, struct diag *d)
+{
+    const struct entry *proto = set_find(set, n, "NCCL_PROTO");
+    for (size_t i = 0; proto && i < noop_rules_count; i++) {
+        const struct noop_rule *r = &noop_rules[i];
+        const struct entry *e = set_find(set, n, r->key);
+        long long v;
+        if (!e || proto_allows(proto->value, r->proto))
+            continue;
+        if (r->min_value != LLONG_MIN && !(plain_decimal(e->value, &v) && v >= r->min_value))
+            continue;
+        diag(d, DIAG_WARNING, e->file, e->line, "%s=%s does nothing with NCCL_PROTO=%s: %s",
+             e->key, e->value, proto->value, r->why);
+    }
+    const struct entry *lo = set_find(set, n, "NCCL_MIN_NCHANNELS");
+    const struct entry *hi = set_find(set, n, "NCCL_MAX_NCHANNELS");
+    long long l, h;
+    if (lo && hi && plain_decimal(lo->value, &l) && plain_decimal(hi->value, &h) && l > h)
+        diag(d, DIAG_WARNING, lo->file, lo->line,
+             "NCCL_MIN_NCHANNELS=%s is above NCCL_MAX_NCHANNELS=%s: NCCL cannot honour both", lo->value,
+             hi->value);
+}
+
+void validate_profile(const struct profile *p, const struct known_names *k, struct diag *d)
+{
+    for (size_t i = 0; i < p->n; i++)
+        validate_entry(&p->v[i], k, DIAG_ERROR, d);
+}
