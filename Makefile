@@ -20,14 +20,14 @@ STD := -std=c11 -D_GNU_SOURCE
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 MUSL_CC := musl-gcc
 REL_CFLAGS := $(STD) $(WARN) -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
-	-fno-stack-protector -I$(CAPDIR)/include
-REL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,norelro -Wl,--build-id=none -s
+	-fno-stack-protector -DNCCL_INIT_ARENA -I$(CAPDIR)/include
+REL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,norelro -Wl,-z,noseparate-code -Wl,--build-id=none -s
 
 SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
 # Debian packages: build, tests, benchmarks.
-DEPS := build-essential musl-tools dpkg-dev libcmocka-dev bats bats-support bats-assert \
+DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-support bats-assert \
 	python3 python3-venv strace util-linux procps tini dumb-init catatonit clang \
 	libclang-rt-14-dev file
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)

@@ -3,7 +3,6 @@
 #include "log.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
@@ -18,24 +17,30 @@ static unsigned cap_count(void)
     return n > 0 && n <= 64 ? (unsigned)n : 64;
 }
 
+/* The kernel's capability numbers, in docker's spelling. Our own table
+ * rather than cap_from_name(): libcap's text functions pull printf and
+ * strtoul into the binary for numeric names that docker does not accept. */
+static const char *const cap_names[] = {
+    "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID",
+    "SETUID", "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN",
+    "NET_RAW", "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE",
+    "SYS_PACCT", "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME",
+    "SYS_TTY_CONFIG", "MKNOD", "LEASE", "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP",
+    "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ",
+    "PERFMON", "BPF", "CHECKPOINT_RESTORE",
+};
+
 /* "sys_admin", "SYS_ADMIN" or "CAP_SYS_ADMIN" -> number; "ALL" -> -2. */
 static int cap_parse(const char *s, size_t n)
 {
-    char name[64];
     if (n == 3 && strncasecmp(s, "ALL", 3) == 0)
         return -2;
     if (n >= 4 && strncasecmp(s, "CAP_", 4) == 0)
         s += 4, n -= 4;
-    if (n == 0 || n + 5 > sizeof name)
-        return -1;
-    memcpy(name, "cap_", 4);
-    for (size_t i = 0; i < n; i++)
-        name[4 + i] = (char)tolower((unsigned char)s[i]);
-    name[4 + n] = '\0';
-    cap_value_t v;
-    if (cap_from_name(name, &v) < 0 || v < 0 || (unsigned)v >= cap_count())
-        return -1;
-    return v;
+    for (unsigned c = 0; c < ARRAY_SIZE(cap_names) && c < cap_count(); c++)
+        if (strlen(cap_names[c]) == n && strncasecmp(cap_names[c], s, n) == 0)
+            return (int)c;
+    return -1;
 }
 
 /* Parses comma lists into a mask; *all is set when ALL appears. */
@@ -92,9 +97,8 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
     if (keep & ~have)
         for (unsigned c = 0; c < cap_count(); c++)
             if (keep & ~have & BIT(c)) {
-                char *name = cap_to_name((cap_value_t)c);
-                die(EXIT_USAGE, "--cap-add: %s is not held by nccl-init, so the child cannot "
-                                "get it", name ? name : "?");
+                die(EXIT_USAGE, "--cap-add: CAP_%s is not held by nccl-init, so the child "
+                                "cannot get it", c < ARRAY_SIZE(cap_names) ? cap_names[c] : "?");
             }
     p->keep = keep;
 }

@@ -3,10 +3,9 @@
 #include "log.h"
 #include "util.h"
 
-#include <getopt.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef NCCL_INIT_VERSION
 #define NCCL_INIT_VERSION "0.1.0"
@@ -20,43 +19,37 @@ static const char *const verbs[] = {
 };
 
 enum {
-    O_PROFILE_DIR = 256, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
-    O_NO_NEW_PRIVS, O_HELP, O_VERSION,
+    O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
+    O_NO_NEW_PRIVS, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 };
 
-/* Which verbs take each option; an option given to another verb is a
- * usage error rather than silently ignored. */
-#define FOR_RUN (1 << VERB_RUN)
-#define FOR_CHECK (1 << VERB_CHECK)
-#define FOR_RENDER (1 << VERB_RENDER)
+#define RUN (1 << VERB_RUN)
+#define CHECK (1 << VERB_CHECK)
+#define RENDER (1 << VERB_RENDER)
+#define ANY (~0u)
 
-static const struct option longopts[] = {
-    { "profile", required_argument, NULL, 'p' },
-    { "profile-dir", required_argument, NULL, O_PROFILE_DIR },
-    { "root", required_argument, NULL, O_ROOT },
-    { "nccl-lib", required_argument, NULL, O_NCCL_LIB },
-    { "format", required_argument, NULL, O_FORMAT },
-    { "enforce", no_argument, NULL, O_ENFORCE },
-    { "cap-drop", required_argument, NULL, O_CAP_DROP },
-    { "cap-add", required_argument, NULL, O_CAP_ADD },
-    { "no-new-privs", no_argument, NULL, O_NO_NEW_PRIVS },
-    { "verbose", no_argument, NULL, 'v' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, O_HELP },
-    { "version", no_argument, NULL, O_VERSION },
-    { NULL, 0, NULL, 0 },
+/* Which verbs take each option: an option given to another verb is a usage
+ * error rather than silently ignored. */
+static const struct optdef {
+    const char *name;
+    char shortname;
+    unsigned char id, takes_value;
+    unsigned verbs;
+} optdefs[] = {
+    { "profile", 'p', O_PROFILE, 1, RUN | RENDER },
+    { "profile-dir", 0, O_PROFILE_DIR, 1, RUN | CHECK | RENDER },
+    { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER },
+    { "nccl-lib", 0, O_NCCL_LIB, 1, RUN | CHECK | RENDER },
+    { "format", 0, O_FORMAT, 1, RENDER },
+    { "enforce", 0, O_ENFORCE, 0, RUN | RENDER },
+    { "cap-drop", 0, O_CAP_DROP, 1, RUN },
+    { "cap-add", 0, O_CAP_ADD, 1, RUN },
+    { "no-new-privs", 0, O_NO_NEW_PRIVS, 0, RUN },
+    { "verbose", 'v', O_VERBOSE, 0, ANY },
+    { "quiet", 'q', O_QUIET, 0, ANY },
+    { "help", 'h', O_HELP, 0, ANY },
+    { "version", 0, O_VERSION, 0, ANY },
 };
-
-static int allowed(int opt)
-{
-    switch (opt) {
-    case 'p': case O_ENFORCE: return FOR_RUN | FOR_RENDER;
-    case O_PROFILE_DIR: case O_ROOT: case O_NCCL_LIB: return FOR_RUN | FOR_CHECK | FOR_RENDER;
-    case O_FORMAT: return FOR_RENDER;
-    case O_CAP_DROP: case O_CAP_ADD: case O_NO_NEW_PRIVS: return FOR_RUN;
-    default: return ~0;
-    }
-}
 
 static void push(const char ***v, size_t *n, const char *s)
 {
@@ -64,27 +57,75 @@ static void push(const char ***v, size_t *n, const char *s)
     (*v)[(*n)++] = s;
 }
 
-/* NCCL_INIT_PROFILE holds a comma list, as NCCL_INIT_PROFILE in the
- * child's environment does: "a,b" layers b over a. */
+/* NCCL_INIT_PROFILE holds a comma list, as it does in the child's
+ * environment: "a,b" layers b over a. */
 static void profiles_from_env(struct options *o, const char *s)
 {
-    char *copy = xstrdup(s);
-    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
-        push(&o->profiles, &o->nprofiles, tok);
+    for (;;) {
+        const char *c = strchr(s, ',');
+        size_t n = c ? (size_t)(c - s) : strlen(s);
+        if (n)
+            push(&o->profiles, &o->nprofiles, xstrndup(s, n));
+        if (!c)
+            return;
+        s = c + 1;
+    }
+}
+
+static void apply(struct options *o, const struct optdef *d, const char *arg, const char *as)
+{
+    if (!(d->verbs & (1u << o->verb)))
+        die(EXIT_USAGE, "option '%s' does not apply to %s", as,
+            o->verb == VERB_RUN ? "run mode" : verbs[o->verb]);
+    switch (d->id) {
+    case O_PROFILE: push(&o->profiles, &o->nprofiles, arg); break;
+    case O_PROFILE_DIR: o->profile_dir = arg; break;
+    case O_ROOT: o->root = arg; break;
+    case O_NCCL_LIB: o->nccl_lib = arg; break;
+    case O_FORMAT:
+        if (strcmp(arg, "env") && strcmp(arg, "json"))
+            die(EXIT_USAGE, "--format %s: expected env or json", arg);
+        o->format = arg;
+        break;
+    case O_ENFORCE: o->enforce = true; break;
+    case O_CAP_DROP: push(&o->cap_drop, &o->ncap_drop, arg); break;
+    case O_CAP_ADD: push(&o->cap_add, &o->ncap_add, arg); break;
+    case O_NO_NEW_PRIVS: o->no_new_privs = true; break;
+    case O_VERBOSE: if (log_level < LOG_DEBUG) log_level++; break;
+    case O_QUIET: if (log_level > LOG_ERROR) log_level--; break;
+    case O_HELP: o->verb = VERB_HELP; break;
+    case O_VERSION: o->verb = VERB_VERSION; break;
+    }
+}
+
+static const struct optdef *find_long(const char *name, size_t n)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(optdefs); i++)
+        if (strlen(optdefs[i].name) == n && strncmp(optdefs[i].name, name, n) == 0)
+            return &optdefs[i];
+    return NULL;
+}
+
+static const struct optdef *find_short(char c)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(optdefs); i++)
+        if (optdefs[i].shortname == c)
+            return &optdefs[i];
+    return NULL;
 }
 
 void cli_parse(int argc, char **argv, struct options *o)
 {
     memset(o, 0, sizeof *o);
-    int first = 1;
+    int i = 1;
     /* A verb only when it is exactly the first argument: anything else,
-     * including a command that happens to be called "check" after an
-     * option or after "--", is run. */
+     * including a command called "check" after an option or after "--",
+     * is run. */
     if (argc > 1)
         for (int v = VERB_CHECK; v <= VERB_VERSION; v++)
             if (strcmp(argv[1], verbs[v]) == 0) {
                 o->verb = v;
-                first = 2;
+                i = 2;
             }
     const char *lvl = getenv("NCCL_INIT_LOG");
     if (lvl && *lvl) {
@@ -93,43 +134,59 @@ void cli_parse(int argc, char **argv, struct options *o)
             die(EXIT_USAGE, "NCCL_INIT_LOG=%s: expected error, warn, info or debug", lvl);
         log_level = l;
     }
-    argv += first - 1;
-    argc -= first - 1;
-    optind = 1;
-    opterr = 0;
-    int c;
-    /* '+': stop at the command, so that its own options stay its own. */
-    while ((c = getopt_long(argc, argv, o->verb == VERB_RUN ? "+:p:vq" : ":p:vq", longopts,
-                            NULL)) != -1) {
-        if (c == '?')
-            die(EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
-        if (c == ':')
-            die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-        if (!(allowed(c) & (1 << o->verb)))
-            die(EXIT_USAGE, "option '%s' does not apply to %s", argv[optind - 1],
-                o->verb == VERB_RUN ? "run mode" : verbs[o->verb]);
-        switch (c) {
-        case 'p': push(&o->profiles, &o->nprofiles, optarg); break;
-        case O_PROFILE_DIR: o->profile_dir = optarg; break;
-        case O_ROOT: o->root = optarg; break;
-        case O_NCCL_LIB: o->nccl_lib = optarg; break;
-        case O_FORMAT:
-            if (strcmp(optarg, "env") && strcmp(optarg, "json"))
-                die(EXIT_USAGE, "--format %s: expected env or json", optarg);
-            o->format = optarg;
+    const char **operands = NULL;
+    size_t nops = 0;
+    for (; i < argc; i++) {
+        char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
             break;
-        case O_ENFORCE: o->enforce = true; break;
-        case O_CAP_DROP: push(&o->cap_drop, &o->ncap_drop, optarg); break;
-        case O_CAP_ADD: push(&o->cap_add, &o->ncap_add, optarg); break;
-        case O_NO_NEW_PRIVS: o->no_new_privs = true; break;
-        case 'v': if (log_level < LOG_DEBUG) log_level++; break;
-        case 'q': if (log_level > LOG_ERROR) log_level--; break;
-        case O_HELP: o->verb = VERB_HELP; break;
-        case O_VERSION: o->verb = VERB_VERSION; break;
+        }
+        if (a[0] != '-' || a[1] == '\0') {
+            /* Run mode stops at the command, so that its options stay its own. */
+            if (o->verb == VERB_RUN)
+                break;
+            push(&operands, &nops, a);
+            continue;
+        }
+        if (a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            const struct optdef *d = find_long(name, eq ? (size_t)(eq - name) : strlen(name));
+            if (!d)
+                die(EXIT_USAGE, "unknown option '%s' (see --help)", a);
+            const char *arg = NULL;
+            if (d->takes_value) {
+                arg = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+                if (!arg)
+                    die(EXIT_USAGE, "option '--%s' needs a value", d->name);
+            } else if (eq) {
+                die(EXIT_USAGE, "option '--%s' takes no value", d->name);
+            }
+            apply(o, d, arg, a);
+            continue;
+        }
+        for (const char *c = a + 1; *c; c++) {
+            const struct optdef *d = find_short(*c);
+            if (!d)
+                die(EXIT_USAGE, "unknown option '-%c' (see --help)", *c);
+            char as[3] = { '-', *c, '\0' };
+            if (!d->takes_value) {
+                apply(o, d, NULL, as);
+                continue;
+            }
+            const char *arg = c[1] ? c + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!arg)
+                die(EXIT_USAGE, "option '-%c' needs a value", *c);
+            apply(o, d, arg, as);
+            break;
         }
     }
-    o->operands = argv + optind;
-    o->noperands = (size_t)(argc - optind);
+    for (; i < argc; i++)
+        push(&operands, &nops, argv[i]);
+    o->operands = (char **)operands;
+    o->noperands = nops;
+    if (o->verb == VERB_HELP || o->verb == VERB_VERSION)
+        return;
     if (o->nprofiles == 0 && (o->verb == VERB_RUN || o->verb == VERB_RENDER)) {
         const char *env = getenv("NCCL_INIT_PROFILE");
         if (env && *env)
@@ -152,7 +209,7 @@ char *cli_profile_dir(const struct options *o)
 
 void cli_usage(void)
 {
-    fputs("usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
+    static const char usage[] ="usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
           "       nccl-init check [--nccl-lib PATH] FILE|NAME...\n"
           "       nccl-init render [-p PROFILE]... [--enforce] [--format env|json]\n"
           "       nccl-init help | version\n"
@@ -171,11 +228,15 @@ void cli_usage(void)
           "      --cap-add LIST       keep or add capabilities for the child\n"
           "      --no-new-privs       set no_new_privs for the child\n"
           "  -v, --verbose / -q, --quiet   log more / less (or NCCL_INIT_LOG)\n"
-          "      --help, --version\n"
+          "  -h, --help, --version\n"
           "\n"
           "Exit: COMMAND's status, 128+N if signal N killed it, 127 not found,\n"
-          "126 not executable, 2 usage or invalid profile (nothing started).\n",
-          stdout);
+          "126 not executable, 2 usage or invalid profile (nothing started).\n";
+    write_all(STDOUT_FILENO, usage, strlen(usage));
 }
 
-void cli_version(void) { puts("nccl-init " NCCL_INIT_VERSION); }
+void cli_version(void)
+{
+    static const char v[] = "nccl-init " NCCL_INIT_VERSION "\n";
+    write_all(STDOUT_FILENO, v, sizeof v - 1);
+}

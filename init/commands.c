@@ -6,7 +6,8 @@
 #include "resolve.h"
 #include "supervise.h"
 
-#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -41,8 +42,10 @@ int cmd_render(const struct options *o)
         render_json(&b, &r.env, o->enforce);
     else
         render_env(&b, &r.env);
-    fwrite(b.data ? b.data : "", 1, b.len, stdout);
-    return fflush(stdout) == 0 ? 0 : 1;
+    int w = write_all(STDOUT_FILENO, b.data ? b.data : "", b.len);
+    if (w < 0)
+        die(1, "writing to stdout: %s", strerror(-w));
+    return 0;
 }
 
 int cmd_run(const struct options *o, const struct inherited_signals *sig)

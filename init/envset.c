@@ -62,7 +62,7 @@ static void take_environment(struct envset *s, char *const *envp, const struct k
         }
         ix[m++] = (struct indexed){ envp[i], (size_t)(eq - envp[i]), i };
     }
-    qsort(ix, m, sizeof *ix, cmp_indexed);
+    sort(ix, m, sizeof *ix, cmp_indexed);
     for (size_t i = 0; i < m; i++) {
         size_t j = i;
         while (j + 1 < m && ix[j + 1].keylen == ix[i].keylen &&
@@ -117,7 +117,7 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
             nl++;
     }
     free(pe);
-    qsort(layered, nl, sizeof *layered, cmp_entry);
+    sort(layered, nl, sizeof *layered, cmp_entry);
 
     struct sha256 h;
     sha256_init(&h);
@@ -157,7 +157,7 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     s->names = names.data ? names.data : xstrdup("none");
     add(s, "NCCL_INIT_PROFILE", 17, s->names, SRC_INIT);
     add(s, "NCCL_INIT_DIGEST", 16, s->digest, SRC_INIT);
-    qsort(s->v, s->n, sizeof s->v[0], cmp_var);
+    sort(s->v, s->n, sizeof s->v[0], cmp_var);
 }
 
 char **envset_envp(const struct envset *s)

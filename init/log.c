@@ -1,10 +1,12 @@
 #include "log.h"
 
 #include <errno.h>
+#include "util.h"
+
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int log_level = LOG_INFO;
 
@@ -14,20 +16,14 @@ static void vlog(int level, const char *fmt, va_list ap)
 {
     /* One write per line: lines from the init and from its children that
      * share stderr must not interleave mid-line. */
-    char buf[1024];
-    int n = snprintf(buf, sizeof buf, "nccl-init: %s",
-                     level == LOG_ERROR ? "error: " : level == LOG_WARN ? "warning: " : "");
-    if (n < 0)
-        return;
-    int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
-    if (m < 0)
-        return;
-    size_t len = (size_t)n + (size_t)m;
-    if (len > sizeof buf - 2)
-        len = sizeof buf - 2;
-    buf[len++] = '\n';
-    fwrite(buf, 1, len, stderr);
-    fflush(stderr);
+    char line[1024];
+    struct buf b = BUF_FIXED(line);
+    b.cap--; /* room for the newline even when truncated */
+    buf_str(&b, "nccl-init: ");
+    buf_str(&b, level == LOG_ERROR ? "error: " : level == LOG_WARN ? "warning: " : "");
+    buf_vprintf(&b, fmt, ap);
+    line[b.len++] = '\n';
+    write_all(STDERR_FILENO, line, b.len);
 }
 
 void log_msg(int level, const char *fmt, ...)
@@ -69,23 +65,17 @@ void diag(struct diag *d, int severity, const char *file, unsigned line, const c
         d->warnings++;
     if (severity == DIAG_WARNING && log_level < LOG_WARN)
         return;
-    char buf[1024];
-    int n = line ? snprintf(buf, sizeof buf, "%s:%u: %s: ", file, line,
-                            severity == DIAG_ERROR ? "error" : "warning")
-                 : snprintf(buf, sizeof buf, "%s: %s: ", file,
-                            severity == DIAG_ERROR ? "error" : "warning");
-    if (n < 0 || (size_t)n >= sizeof buf)
-        n = 0;
+    char text[1024];
+    struct buf b = BUF_FIXED(text);
+    b.cap--; /* room for the newline even when truncated */
+    buf_str(&b, file);
+    if (line)
+        buf_printf(&b, ":%u", line);
+    buf_str(&b, severity == DIAG_ERROR ? ": error: " : ": warning: ");
     va_list ap;
     va_start(ap, fmt);
-    int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    if (m < 0)
-        m = 0;
-    size_t len = (size_t)n + (size_t)m;
-    if (len > sizeof buf - 2)
-        len = sizeof buf - 2;
-    buf[len++] = '\n';
-    fwrite(buf, 1, len, stderr);
-    fflush(stderr);
+    text[b.len++] = '\n';
+    write_all(STDERR_FILENO, text, b.len);
 }

@@ -45,7 +45,7 @@ int known_names_from_lib(struct known_names *k, const char *path)
     k->n = 0;
     /* An environment name sits in .rodata as a NUL-terminated string: "NCCL_"
      * then [A-Z0-9_]+ then NUL, not glued to a longer identifier. */
-    for (const unsigned char *p = m; (p = memmem(p, size - (size_t)(p - m), "NCCL_", 5));
+    for (const unsigned char *p = m; (p = find_bytes(p, size - (size_t)(p - m), "NCCL_", 5));
          p += 5) {
         if (p > m && is_name_char(p[-1]))
             continue;
@@ -63,7 +63,7 @@ int known_names_from_lib(struct known_names *k, const char *path)
         k->names = NULL;
         return -ENOENT;
     }
-    qsort(k->names, k->n, sizeof *k->names, cmp_str);
+    sort(k->names, k->n, sizeof *k->names, cmp_str);
     size_t w = 1;
     for (size_t i = 1; i < k->n; i++) {
         if (strcmp(k->names[i], k->names[w - 1]) == 0)

@@ -16,7 +16,7 @@ const struct value_rule value_rules[] = {
     [R_INT] = { V_INT, 0, 0, 0, 0, NULL, NULL },
     [R_BYTES] = RANGE(1, LLONG_MAX, "NCCL uses its default instead"),
     [R_NTHREADS] = { V_INT, F_RANGE, 32, 64, 512, NULL,
-                     "NCCL silently uses 512 (not a multiple of 32, or above 512) or 64" },
+                     "NCCL silently replaces it with 512 or 64" },
     [R_LL128_NTHREADS] = { V_INT, F_RANGE, 32, 160, 640, NULL,
                            "NCCL silently substitutes its own value" },
     [R_CHANNELS] = RANGE(1, 64, "NCCL clamps it to 1..64"),

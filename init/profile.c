@@ -42,7 +42,8 @@ static int first_control(const char *s, size_t n)
 /* Checks one line; on success adds it to p. The rules are the intersection
  * of what docker --env-file, kubectl and NCCL's own conf parser read the
  * same way: anything the three would disagree on is an error here. */
-static void parse_line(struct profile *p, char *s, size_t n, unsigned lineno, struct diag *d)
+static void parse_line(struct profile *p, char *s, size_t n, unsigned lineno, struct diag *d,
+                       entry_fn *check, void *ctx)
 {
     const char *f = p->path;
     if (n == 0 || s[0] == '#')
@@ -121,14 +122,18 @@ static void parse_line(struct profile *p, char *s, size_t n, unsigned lineno, st
     if (vlen >= 2 && (val[0] == '"' || val[0] == '\'') && val[vlen - 1] == val[0])
         diag(d, DIAG_WARNING, f, lineno,
              "%s: the quotes are part of the value: env-files have no quoting", s);
-    else if (strstr(val, " #"))
+    else if (find_bytes(val, vlen, " #", 2))
         diag(d, DIAG_WARNING, f, lineno,
              "%s: '#' is part of the value: comments start only at column 0", s);
     grow((void **)&p->v, &p->cap, p->n + 1, sizeof p->v[0]);
-    p->v[p->n++] = (struct entry){ s, val, p->path, lineno, p->name };
+    p->v[p->n] = (struct entry){ s, val, p->path, lineno, p->name };
+    if (check)
+        check(&p->v[p->n], ctx);
+    p->n++;
 }
 
-unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d)
+unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d,
+                       entry_fn *check, void *ctx)
 {
     unsigned before = d->errors;
     unsigned lineno = 0;
@@ -137,7 +142,7 @@ unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d
         char *nl = memchr(s, '\n', (size_t)(end - s));
         size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
         s[n] = '\0'; /* the newline, or the terminating NUL */
-        parse_line(p, s, n, ++lineno, d);
+        parse_line(p, s, n, ++lineno, d, check, ctx);
         s += n + 1;
     }
     return d->errors - before;
@@ -154,7 +159,8 @@ static int name_valid(const char *s)
     return 1;
 }
 
-unsigned profile_load(struct profile *p, const char *spec, const char *dir, struct diag *d)
+unsigned profile_load(struct profile *p, const char *spec, const char *dir, struct diag *d,
+                      entry_fn *check, void *ctx)
 {
     size_t sl = strlen(spec);
     int is_path = strchr(spec, '/') || (sl > 4 && strcmp(spec + sl - 4, ".env") == 0);
@@ -191,7 +197,7 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
             diag(d, DIAG_ERROR, p->path, 0, "cannot read profile: %s", strerror(-r));
         return 1;
     }
-    return profile_parse(p, p->text, len, d);
+    return profile_parse(p, p->text, len, d, check, ctx);
 }
 
 void profile_free(struct profile *p)

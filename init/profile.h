@@ -27,13 +27,18 @@ struct profile {
 
 /* Parses text (len bytes, NUL-terminated, modified in place) into p->v.
  * Every problem is reported through d as PATH:LINE; returns the number of
- * errors found. p->path and p->name must already be set. */
-unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d);
+ * errors found. p->path and p->name must already be set. check, when not
+ * NULL, sees each accepted line at once, so that value errors come out in
+ * line order with the syntax errors. */
+typedef void entry_fn(const struct entry *e, void *ctx);
+unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d,
+                       entry_fn *check, void *ctx);
 
 /* Resolves SPEC (a name looked up as DIR/NAME.env, or a path when it has a
  * '/' or ends in ".env"), reads and parses it. Returns the number of
  * errors, reading failures included. */
-unsigned profile_load(struct profile *p, const char *spec, const char *dir, struct diag *d);
+unsigned profile_load(struct profile *p, const char *spec, const char *dir, struct diag *d,
+                      entry_fn *check, void *ctx);
 
 void profile_free(struct profile *p);
 

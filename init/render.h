@@ -5,6 +5,8 @@
 #include "envset.h"
 #include "util.h"
 
+#include <stdbool.h>
+
 /* KEY=VALUE lines, sorted. */
 void render_env(struct buf *b, const struct envset *s);
 /* One JSON document: profiles, digest, and each variable with its source. */

@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void check_entry(const struct entry *e, void *ctx)
+{
+    struct resolved *r = ctx;
+    validate_entry(e, &r->known, DIAG_ERROR, &r->diag);
+}
+
 unsigned resolve_profiles(struct resolved *r, const struct options *o, const char *const *specs,
                           size_t n, bool each_alone)
 {
@@ -21,9 +27,9 @@ unsigned resolve_profiles(struct resolved *r, const struct options *o, const cha
     r->profiles = xmalloc(n * sizeof *r->profiles);
     for (size_t i = 0; i < n; i++) {
         struct profile *p = &r->profiles[r->n++];
-        if (profile_load(p, specs[i], dir, &r->diag))
-            continue;
-        validate_profile(p, &r->known, &r->diag);
+        /* Lines that parsed are validated even when others did not, so one
+         * run reports every problem in the file, in line order. */
+        profile_load(p, specs[i], dir, &r->diag, check_entry, r);
         if (each_alone) {
             const struct entry **set = xmalloc(p->n * sizeof *set);
             for (size_t j = 0; j < p->n; j++)

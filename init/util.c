@@ -4,7 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,7 +49,15 @@ void grow(void **v, size_t *cap, size_t need, size_t sz)
 
 void buf_add(struct buf *b, const void *p, size_t n)
 {
-    grow((void **)&b->data, &b->cap, b->len + n + 1, 1);
+    if (b->fixed) {
+        if (b->cap == 0)
+            return;
+        size_t room = b->cap - 1 - b->len;
+        if (n > room)
+            n = room;
+    } else {
+        grow((void **)&b->data, &b->cap, b->len + n + 1, 1);
+    }
     memcpy(b->data + b->len, p, n);
     b->len += n;
     b->data[b->len] = '\0';
@@ -57,26 +65,209 @@ void buf_add(struct buf *b, const void *p, size_t n)
 
 void buf_str(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 
+/* width < 0 pads on the right ("%-8s"). */
+static void put_padded(struct buf *b, const char *s, size_t n, int width, char pad)
+{
+    int fill = (width < 0 ? -width : width) - (int)n;
+    if (width > 0)
+        for (; fill > 0; fill--)
+            buf_add(b, &pad, 1);
+    buf_add(b, s, n);
+    for (; fill > 0; fill--)
+        buf_add(b, " ", 1);
+}
+
+static void put_unsigned(struct buf *b, unsigned long long v, unsigned base, bool neg,
+                         int width, char pad)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do
+        tmp[--i] = "0123456789abcdef"[v % base];
+    while ((v /= base) != 0);
+    if (neg)
+        tmp[--i] = '-';
+    put_padded(b, tmp + i, sizeof tmp - i, width, pad);
+}
+
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+    for (const char *p = fmt; *p; p++) {
+        const char *q = strchr(p, '%');
+        if (!q) {
+            buf_str(b, p);
+            return;
+        }
+        buf_add(b, p, (size_t)(q - p));
+        p = q + 1;
+        char pad = ' ';
+        int width = 0, prec = -1, lng = 0, left = 0;
+        if (*p == '-')
+            left = 1, p++;
+        if (*p == '0')
+            pad = '0', p++;
+        while (*p >= '0' && *p <= '9')
+            width = width * 10 + (*p++ - '0');
+        if (left)
+            width = -width;
+        if (*p == '.' && p[1] == '*') {
+            prec = va_arg(ap, int);
+            p += 2;
+        } else if (*p == '.') {
+            for (prec = 0, p++; *p >= '0' && *p <= '9'; p++)
+                prec = prec * 10 + (*p - '0');
+        }
+        for (; *p == 'l' || *p == 'z'; p++)
+            lng = *p == 'z' ? 3 : lng + 1;
+        switch (*p) {
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            size_t n = prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s);
+            put_padded(b, s, n, width, ' ');
+            break;
+        }
+        case 'c': {
+            char c = (char)va_arg(ap, int);
+            buf_add(b, &c, 1);
+            break;
+        }
+        case 'd': case 'i': {
+            long long v = lng == 0 ? va_arg(ap, int)
+                        : lng == 1 ? va_arg(ap, long)
+                        : lng == 2 ? va_arg(ap, long long)
+                                   : (long long)va_arg(ap, ssize_t);
+            unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+            put_unsigned(b, u, 10, v < 0, width, pad);
+            break;
+        }
+        case 'u': case 'x': {
+            unsigned long long v = lng == 0 ? va_arg(ap, unsigned)
+                                 : lng == 1 ? va_arg(ap, unsigned long)
+                                 : lng == 2 ? va_arg(ap, unsigned long long)
+                                            : va_arg(ap, size_t);
+            put_unsigned(b, v, *p == 'x' ? 16 : 10, false, width, pad);
+            break;
+        }
+        case '%':
+            buf_add(b, "%", 1);
+            break;
+        default: /* unsupported: show it rather than misread the arguments */
+            buf_add(b, p - 1, 2);
+            if (!*p)
+                return;
+        }
+    }
+}
+
 void buf_printf(struct buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    buf_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    grow((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1);
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 void buf_free(struct buf *b)
 {
-    free(b->data);
+    if (!b->fixed)
+        free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
+}
+
+int write_all(int fd, const void *p, size_t n)
+{
+    const char *s = p;
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -errno;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void merge_sort(char *v, char *tmp, size_t n, size_t size,
+                       int (*cmp)(const void *, const void *))
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    merge_sort(v, tmp, h, size, cmp);
+    merge_sort(v + h * size, tmp, n - h, size, cmp);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) {
+        /* "<= 0" takes the left one on ties: that is what makes it stable */
+        if (cmp(v + i * size, v + j * size) <= 0)
+            memcpy(tmp + k++ * size, v + i++ * size, size);
+        else
+            memcpy(tmp + k++ * size, v + j++ * size, size);
+    }
+    memcpy(tmp + k * size, v + i * size, (h - i) * size);
+    k += h - i;
+    memcpy(tmp + k * size, v + j * size, (n - j) * size);
+    memcpy(v, tmp, n * size);
+}
+
+void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n < 2)
+        return;
+    char *tmp = xmalloc(n * size);
+    merge_sort(base, tmp, n, size, cmp);
+    free(tmp);
+}
+
+bool parse_c_integer(const char *s, long long *out)
+{
+    bool neg = false;
+    unsigned base = 10;
+    unsigned long long v = 0, limit;
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+        s++;
+    if (*s == '+' || *s == '-')
+        neg = *s++ == '-';
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+        ((s[2] >= '0' && s[2] <= '9') || ((s[2] | 32) >= 'a' && (s[2] | 32) <= 'f')))
+        base = 16, s += 2;
+    else if (s[0] == '0')
+        base = 8;
+    limit = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+    for (;; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if ((*s | 32) >= 'a' && (*s | 32) <= 'f')
+            d = (unsigned)((*s | 32) - 'a' + 10);
+        else
+            break;
+        if (d >= base)
+            break;
+        if (v > (limit - d) / base)
+            return false;
+        v = v * base + d;
+    }
+    *out = neg ? (long long)(0ULL - v) : (long long)v;
+    return true;
+}
+
+const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn)
+{
+    const char *h = hay, *end = h + hn;
+    if (nn == 0)
+        return hay;
+    while ((size_t)(end - h) >= nn) {
+        const char *c = memchr(h, *(const char *)needle, (size_t)(end - h) - nn + 1);
+        if (!c)
+            return NULL;
+        if (memcmp(c, needle, nn) == 0)
+            return c;
+        h = c + 1;
+    }
+    return NULL;
 }
 
 int read_file(const char *path, size_t max, char **data, size_t *len)

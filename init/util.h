@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
+#include <stdarg.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -16,14 +16,36 @@ char *xstrndup(const char *s, size_t n);
 /* Grows *v (of element size sz) so that it holds at least need elements. */
 void grow(void **v, size_t *cap, size_t need, size_t sz);
 
+/* A growable byte buffer, or, with fixed set, a caller's array that
+ * truncates instead of growing (for logging without allocating). data is
+ * always NUL-terminated once anything was added. */
 struct buf {
     char *data;
     size_t len, cap;
+    bool fixed;
 };
+#define BUF_FIXED(arr) ((struct buf){ (arr), 0, sizeof(arr), true })
 void buf_add(struct buf *b, const void *p, size_t n);
 void buf_str(struct buf *b, const char *s);
+/* A small printf: %s %c %d %u %x with l, ll, z, the '-' and '0' flags, a
+ * width and, for %s, a precision (.N or .*). musl's printf would bring floating point into a 64 KiB binary. */
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void buf_free(struct buf *b);
+
+/* Writes all of p, retrying on EINTR and short writes. 0 or -errno. */
+int write_all(int fd, const void *p, size_t n);
+
+/* A stable merge sort with qsort's interface. */
+void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
+/* What strtoll(s, NULL, 0) returns, as NCCL reads its integers: optional
+ * sign, 0x hex, leading-0 octal, stops at the first bad character.
+ * Returns false on overflow. */
+bool parse_c_integer(const char *s, long long *out);
+
+/* First occurrence of needle (length nn) in hay (length hn), or NULL. */
+const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn);
 
 /* Reads a whole regular file (at most max bytes) into a NUL-terminated
  * buffer. Returns 0, or -errno (-EFBIG when larger than max). */

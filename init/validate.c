@@ -20,9 +20,7 @@ static bool plain_decimal(const char *s, long long *out)
     for (const char *q = p; *q; q++)
         if (*q < '0' || *q > '9')
             return false;
-    errno = 0;
-    *out = strtoll(s, NULL, 10);
-    return errno == 0;
+    return parse_c_integer(s, out);
 }
 
 /* Is tok (length n) one of the comma-separated tokens? */
@@ -38,6 +36,7 @@ static const char *token_match(const char *tokens, const char *tok, size_t n, bo
     return NULL;
 }
 
+/* Reports a bad value: what is wrong, then what NCCL does with it. */
 static void bad(struct diag *d, int sev, const struct entry *e, const struct value_rule *r,
                 const char *what)
 {
@@ -47,13 +46,12 @@ static void bad(struct diag *d, int sev, const struct entry *e, const struct val
 
 static void check_int(const struct entry *e, const struct value_rule *r, int sev, struct diag *d)
 {
-    long long v;
+    long long v, got;
     char what[160];
+    struct buf w = BUF_FIXED(what);
     if (!plain_decimal(e->value, &v)) {
         /* Say what NCCL would make of it: that is the silent failure. */
-        errno = 0;
-        long long got = strtoll(e->value, NULL, 0);
-        if (errno == ERANGE)
+        if (!parse_c_integer(e->value, &got))
             diag(d, sev, e->file, e->line, "%s=%s: out of range for a 64-bit integer", e->key,
                  e->value);
         else
@@ -66,12 +64,12 @@ static void check_int(const struct entry *e, const struct value_rule *r, int sev
         return;
     if (v < r->min || v > r->max || (r->step && v % r->step)) {
         if (r->step)
-            snprintf(what, sizeof what, "out of range: a multiple of %d in %lld..%lld", r->step,
-                     r->min, r->max);
+            buf_printf(&w, "out of range: a multiple of %d in %lld..%lld", r->step, r->min,
+                       r->max);
         else if (r->max == LLONG_MAX)
-            snprintf(what, sizeof what, "out of range: at least %lld", r->min);
+            buf_printf(&w, "out of range: at least %lld", r->min);
         else
-            snprintf(what, sizeof what, "out of range: %lld..%lld", r->min, r->max);
+            buf_printf(&w, "out of range: %lld..%lld", r->min, r->max);
         bad(d, sev, e, r, what);
     }
 }
@@ -87,9 +85,10 @@ static bool check_list(const struct entry *e, const struct value_rule *r, const 
         size_t tl = c ? (size_t)(c - s) : n;
         if (!token_match(r->tokens, s, tl, true)) {
             char what[256];
-            snprintf(what, sizeof what, "%s '%.*s' (expected %s%s)",
-                     tl ? "unknown token" : "empty token", (int)tl, s, r->tokens,
-                     (r->flags & F_NEGATE) ? "; a leading '^' excludes" : "");
+            struct buf w = BUF_FIXED(what);
+            buf_printf(&w, "%s '%.*s' (expected %s%s)", tl ? "unknown token" : "empty token",
+                       (int)tl, s, r->tokens,
+                       (r->flags & F_NEGATE) ? "; a leading '^' excludes" : "");
             bad(d, sev, e, r, what);
             return false;
         }
@@ -113,8 +112,9 @@ static void check_func_lists(const struct entry *e, const struct value_rule *r, 
             size_t fl = (size_t)(colon - s);
             if (!token_match(nccl_collectives, s, fl, true)) {
                 char what[200];
-                snprintf(what, sizeof what, "unknown collective '%.*s' (expected %s)", (int)fl,
-                         s, nccl_collectives);
+                struct buf w = BUF_FIXED(what);
+                buf_printf(&w, "unknown collective '%.*s' (expected %s)", (int)fl, s,
+                           nccl_collectives);
                 bad(d, sev, e, r, what);
                 return;
             }
@@ -138,10 +138,11 @@ static void check_level(const struct entry *e, const struct value_rule *r, int s
         return; /* legacy: 0=LOC 1=PIX 2=PXB 3=PHB >=4=SYS */
     const char *ci = token_match(r->tokens, e->value, n, true);
     char what[200];
+    struct buf w = BUF_FIXED(what);
     if (ci)
-        snprintf(what, sizeof what, "levels are case-sensitive; did you mean %.*s?", (int)n, ci);
+        buf_printf(&w, "levels are case-sensitive (did you mean %.*s?)", (int)n, ci);
     else
-        snprintf(what, sizeof what, "unknown level (expected one of %s, or 0..4)", r->tokens);
+        buf_printf(&w, "unknown level (expected one of %s, or 0..4)", r->tokens);
     bad(d, sev, e, r, what);
 }
 
@@ -151,7 +152,8 @@ static void check_enum(const struct entry *e, const struct value_rule *r, int se
     if (token_match(r->tokens, e->value, strlen(e->value), true))
         return;
     char what[200];
-    snprintf(what, sizeof what, "unknown value (expected one of %s)", r->tokens);
+    struct buf w = BUF_FIXED(what);
+    buf_printf(&w, "unknown value (expected one of %s)", r->tokens);
     bad(d, sev, e, r, what);
 }
 
@@ -286,10 +288,4 @@ void validate_set(const struct entry *const *set, size_t n, struct diag *d)
         diag(d, DIAG_WARNING, lo->file, lo->line,
              "NCCL_MIN_NCHANNELS=%s is above NCCL_MAX_NCHANNELS=%s: NCCL cannot honour both", lo->value,
              hi->value);
-}
-
-void validate_profile(const struct profile *p, const struct known_names *k, struct diag *d)
-{
-    for (size_t i = 0; i < p->n; i++)
-        validate_entry(&p->v[i], k, DIAG_ERROR, d);
 }

@@ -28,7 +28,5 @@ void validate_entry(const struct entry *e, const struct known_names *k, int seve
 /* Checks a whole set for combinations that do nothing (warnings only). */
 void validate_set(const struct entry *const *set, size_t n, struct diag *d);
 
-/* Validates every entry of a profile. */
-void validate_profile(const struct profile *p, const struct known_names *k, struct diag *d);
 
 #endif
