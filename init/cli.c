@@ -183,8 +183,9 @@ void cli_parse(int argc, char **argv, struct options *o)
     }
     for (; i < argc; i++)
         push(&operands, &nops, argv[i]);
+    push(&operands, &nops, NULL); /* execvp wants a NULL-terminated argv */
     o->operands = (char **)operands;
-    o->noperands = nops;
+    o->noperands = nops - 1;
     if (o->verb == VERB_HELP || o->verb == VERB_VERSION)
         return;
     if (o->nprofiles == 0 && (o->verb == VERB_RUN || o->verb == VERB_RENDER)) {

@@ -19,7 +19,7 @@ struct options {
     const char **cap_drop, **cap_add; /* raw docker-style lists */
     size_t ncap_drop, ncap_add;
     bool no_new_privs;
-    char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME... */
+    char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME...; NULL-terminated */
     size_t noperands;
 };
 

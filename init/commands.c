@@ -37,6 +37,7 @@ int cmd_render(const struct options *o)
     int rc = resolve_or_fail(&r, o, "nothing rendered");
     if (rc)
         return rc;
+    envset_log_summary(&r.env);
     struct buf b = { 0 };
     if (o->format && o->format[0] == 'j')
         render_json(&b, &r.env, o->enforce);

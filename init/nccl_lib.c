@@ -6,6 +6,7 @@
 #include "nccl_table.h"
 #include "util.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -24,6 +25,36 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The .rodata section of a 64-bit ELF file: where NCCL keeps the names it
+ * passes to getenv. The debug information names many more NCCL_ enums and
+ * macros (NCCL_LOG_WARN, NCCL_ALL...) that are not variables. Anything
+ * that is not such an ELF file is scanned whole. */
+static void rodata(const unsigned char *m, size_t size, size_t *off, size_t *len)
+{
+    *off = 0;
+    *len = size;
+    const Elf64_Ehdr *eh = (const void *)m;
+    if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff > size || eh->e_shnum > (size - eh->e_shoff) / sizeof(Elf64_Shdr) ||
+        eh->e_shstrndx >= eh->e_shnum)
+        return;
+    const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
+    const Elf64_Shdr *names = &sh[eh->e_shstrndx];
+    if (names->sh_offset > size || names->sh_size > size - names->sh_offset)
+        return;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_name + sizeof ".rodata" > names->sh_size ||
+            memcmp(m + names->sh_offset + sh[i].sh_name, ".rodata", sizeof ".rodata") != 0)
+            continue;
+        if (sh[i].sh_offset <= size && sh[i].sh_size <= size - sh[i].sh_offset) {
+            *off = sh[i].sh_offset;
+            *len = sh[i].sh_size;
+        }
+        return;
+    }
+}
+
 int known_names_from_lib(struct known_names *k, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -40,14 +71,18 @@ int known_names_from_lib(struct known_names *k, const char *path)
     close(fd);
     if (m == MAP_FAILED)
         return -errno;
-    size_t cap = 0;
+    size_t cap = 0, off, len;
     k->names = NULL;
     k->n = 0;
+    rodata(m, size, &off, &len);
+    const unsigned char *base = m;
+    m += off;
+    size = len;
     /* An environment name sits in .rodata as a NUL-terminated string: "NCCL_"
      * then [A-Z0-9_]+ then NUL, not glued to a longer identifier. */
     for (const unsigned char *p = m; (p = find_bytes(p, size - (size_t)(p - m), "NCCL_", 5));
          p += 5) {
-        if (p > m && is_name_char(p[-1]))
+        if (p > m && (is_name_char(p[-1]) || (p[-1] >= 'a' && p[-1] <= 'z')))
             continue;
         const unsigned char *e = p + 5;
         while ((size_t)(e - m) < size && is_name_char(*e))
@@ -57,7 +92,7 @@ int known_names_from_lib(struct known_names *k, const char *path)
         grow((void **)&k->names, &cap, k->n + 1, sizeof *k->names);
         k->names[k->n++] = xstrndup((const char *)p, (size_t)(e - p));
     }
-    munmap((void *)m, size);
+    munmap((void *)base, (size_t)st.st_size);
     if (k->n == 0) {
         free(k->names);
         k->names = NULL;

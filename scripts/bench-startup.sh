@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Benchmark: size of build/nccl-init and its start-up overhead against
+# /bin/true alone and Debian's tini-static. Run by `make bench`.
+#
+#   BENCH_ROUNDS   timed rounds (default 2000); each round runs every command once
+#   BENCH_WARMUP   untimed rounds first (default 50)
+#
+# Timing is done by scripts/bench/spawn-timer.c (compiled into build/bench/),
+# which posix_spawn()s each command, waits for it, and times spawn-to-reap
+# with CLOCK_MONOTONIC, interleaving the commands in an order that rotates
+# every round. The script writes only under build/ and always exits 0 once
+# the measurement ran: it reports, it does not gate.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+ROUNDS=${BENCH_ROUNDS:-2000}
+WARMUP=${BENCH_WARMUP:-50}
+SRC_INIT=build/nccl-init
+# Measured and timed from a copy: build/nccl-init may be rebuilt while the
+# benchmark runs (a half-written binary cannot be executed).
+INIT=build/bench/nccl-init
+PROFILE_DIR=profiles
+PROFILE=pcie-8gpu
+TINI=/usr/bin/tini-static
+TRUE=/bin/true
+LIMIT_US=400
+TIMER_SRC=scripts/bench/spawn-timer.c
+TIMER=build/bench/spawn-timer
+
+if ! [[ $ROUNDS =~ ^[1-9][0-9]*$ && $WARMUP =~ ^[0-9]+$ ]]; then
+	echo "bench-startup: BENCH_ROUNDS=$ROUNDS BENCH_WARMUP=$WARMUP: expected whole numbers, rounds >= 1" >&2
+	exit 2
+fi
+if [[ ! -x $SRC_INIT ]]; then
+	echo "bench-startup: $SRC_INIT missing; run 'make bench' (or 'make $SRC_INIT') first" >&2
+	exit 2
+fi
+mkdir -p build/bench/tmp
+# Scratch files (gcc's, bash's) stay under build/ too.
+export TMPDIR=$PWD/build/bench/tmp
+cp "$SRC_INIT" "$INIT.new"
+mv -f "$INIT.new" "$INIT"
+
+# --- header ----------------------------------------------------------------
+ncpu=$(nproc)
+cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+echo "== nccl-init start-up benchmark =="
+echo "machine : ${ncpu} CPUs${cpu:+ ($cpu)}, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "date    : $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "commit  : $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- init 2>/dev/null || echo ' (init/ modified)')"
+echo "note    : figures are from a shared ${ncpu}-core machine and are noisy;"
+echo "          compare commands within one run, not across runs."
+echo
+
+# --- sizes -----------------------------------------------------------------
+linkage() {
+	local f
+	f=$(file -b "$1")
+	case $f in
+	*"static-pie linked"*) echo "static-pie" ;;
+	*"statically linked"*) echo "static" ;;
+	*"dynamically linked"*) echo "dynamic" ;;
+	*) echo "?" ;;
+	esac
+}
+
+echo "== sizes =="
+echo "$SRC_INIT (copied to $INIT): $(file -b "$INIT")"
+printf '%-24s %10s %9s  %s\n' binary bytes KiB linkage
+# NAME=PATH: the nccl-init row names the build output but measures the copy.
+for entry in "$SRC_INIT=$INIT" "$TINI=$TINI" /usr/bin/catatonit=/usr/bin/catatonit \
+	/usr/bin/dumb-init=/usr/bin/dumb-init; do
+	name=${entry%%=*} b=${entry#*=}
+	if [[ -f $b ]]; then
+		size=$(stat -c %s "$b")
+		printf '%-24s %10d %9s  %s\n' "$name" "$size" "$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1024 }')" \
+			"$(linkage "$b")"
+	else
+		printf '%-24s %10s %9s  %s\n' "$name" - - "not installed"
+	fi
+done
+echo
+
+# --- timer -----------------------------------------------------------------
+if [[ ! -x $TIMER || $TIMER_SRC -nt $TIMER ]]; then
+	gcc -O2 -Wall -Wextra -o "$TIMER" "$TIMER_SRC"
+fi
+
+# --- start-up overhead ---------------------------------------------------
+cmds=(:: true "$TRUE")
+if [[ -x $TINI ]]; then
+	cmds+=(:: tini-static "$TINI" -s -- "$TRUE")
+else
+	echo "note: $TINI not installed; timing without it"
+fi
+cmds+=(:: nccl-init "$PWD/$INIT" -q --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE")
+
+# Sanity: nccl-init must accept the profile and run the command, or the
+# timing is meaningless. -q keeps warnings; the timed runs send them to /dev/null.
+if ! err=$("$INIT" -q --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE" 2>&1 >/dev/null); then
+	echo "bench-startup: $INIT -p $PROFILE -- $TRUE failed:" >&2
+	echo "$err" >&2
+	exit 1
+fi
+if [[ -n $err ]]; then
+	echo "note: with -q nccl-init still writes to stderr (discarded while timing):"
+	while IFS= read -r l; do echo "  | $l"; done <<<"$err"
+	echo
+fi
+
+echo "== start-up: spawn to reap, ${ROUNDS} interleaved rounds (+${WARMUP} warm-up), order rotating per round =="
+# List the commands: "::" starts each group, then LABEL, then the command.
+listing=
+for ((i = 0; i < ${#cmds[@]}; i++)); do
+	if [[ ${cmds[i]} == :: ]]; then
+		i=$((i + 1))
+		listing+="${listing:+$'\n'}  $(printf '%-12s' "${cmds[i]}:")"
+	else
+		listing+=" ${cmds[i]}"
+	fi
+done
+echo "$listing"
+echo
+
+start=$(date +%s.%N)
+results=$("$TIMER" "$ROUNDS" "$WARMUP" "${cmds[@]}")
+end=$(date +%s.%N)
+
+awk -v limit="$LIMIT_US" -v elapsed="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" '
+	{ label[NR] = $1; med[$1] = $4 / 1000; p90[$1] = $5 / 1000; p99[$1] = $6 / 1000; mn[$1] = $3 / 1000 }
+	END {
+		base = med["true"]
+		# "µs" is two bytes and awk pads bytes: one more column where it appears.
+		printf "%-12s %11s %11s %11s %11s %15s %8s\n", "command", "min µs", "median µs", "p90 µs", "p99 µs", "overhead µs", "ratio"
+		for (i = 1; i <= NR; i++) {
+			l = label[i]
+			printf "%-12s %10.1f %10.1f %10.1f %10.1f %14s %7.2fx\n", l, mn[l], med[l], p90[l], p99[l], \
+				(l == "true" ? "(anchor)" : sprintf("%+.1f", med[l] - base)), med[l] / base
+		}
+		printf "(overhead = median(cmd) - median(true); ratio = median(cmd) / median(true); %ss wall)\n\n", elapsed
+		ov = med["nccl-init"] - base
+		printf "verdict: nccl-init overhead <= %.1f ms: %s (%.1f µs)\n", limit / 1000, \
+			(ov <= limit ? "PASS" : "FAIL"), ov
+		if ("tini-static" in med) {
+			tov = med["tini-static"] - base
+			printf "verdict: nccl-init overhead <= tini-static overhead: %s (%.1f µs vs %.1f µs)\n", \
+				(ov <= tov ? "PASS" : "FAIL"), ov, tov
+		} else {
+			print "verdict: nccl-init overhead <= tini-static overhead: SKIPPED (tini-static not installed)"
+		}
+	}' <<<"$results"

@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# nccl-init check: every class of profile error, as FILE:LINE messages.
+
+load helpers/common
+
+setup() {
+    TMP=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$TMP"
+}
+
+# Writes a profile from printf-style text and checks it.
+check_text() {
+    printf "$1" >"$TMP/p.env"
+    run --separate-stderr "$NI" check "$TMP/p.env"
+}
+
+@test "the shipped profiles are valid" {
+    run --separate-stderr ni_check pcie-8gpu nvlink-hgx ib-multinode none
+    assert_success
+    assert_equal "$output" ""
+    [[ "$stderr" == *"checked 4 profiles: 0 errors"* ]]
+}
+
+@test "a path works as well as a name" {
+    run --separate-stderr "$NI" check "$PROFILES/pcie-8gpu.env"
+    assert_success
+}
+
+@test "pcie-8gpu sets exactly the six measured variables" {
+    run --separate-stderr ni_render -p pcie-8gpu
+    assert_success
+    run grep -c -E '^NCCL_(PROTO=LL|ALGO=Ring|P2P_LEVEL=SYS|MAX_NCHANNELS=16|BUFFSIZE=16777216|NTHREADS=512)$' <<<"$output"
+    assert_output 6
+    run grep -c -v -E '^#|^$' "$PROFILES/pcie-8gpu.env"
+    assert_output 6
+}
+
+@test "malformed line, bad key, duplicate key" {
+    check_text 'A=1\nnot a pair\n9X=1\nA=2\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:2: error: malformed line: expected KEY=VALUE"* ]]
+    [[ "$stderr" == *"p.env:3: error: bad key '9X'"* ]]
+    [[ "$stderr" == *"p.env:4: error: duplicate key A (first set at line 1)"* ]]
+}
+
+@test "control characters and over-long lines" {
+    check_text 'A=x\r\nB=\033[31m\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: A: value contains control character 0x0d (CRLF line ending?)"* ]]
+    [[ "$stderr" == *"p.env:2: error: B: value contains control character 0x1b"* ]]
+    { printf 'A='; head -c 5000 /dev/zero | tr '\0' x; printf '\n'; } >"$TMP/p.env"
+    run --separate-stderr "$NI" check "$TMP/p.env"
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: line is 5002 bytes long; the limit is 4095"* ]]
+}
+
+@test "quotes, export and spaces are not env-file syntax" {
+    check_text 'export A=1\nB = 2\nC= 3\n  D=4\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: 'export' is not allowed"* ]]
+    [[ "$stderr" == *"p.env:2: error: space before '='"* ]]
+    [[ "$stderr" == *"p.env:3: error: C: space after '='"* ]]
+    [[ "$stderr" == *"p.env:4: error: leading whitespace"* ]]
+    check_text 'Q="x"\n'
+    assert_success
+    [[ "$stderr" == *"p.env:1: warning: Q: the quotes are part of the value"* ]]
+}
+
+@test "integers NCCL would misread silently" {
+    check_text 'NCCL_BUFFSIZE=16M\nNCCL_MAX_NCHANNELS=010\nNCCL_MIN_NCHANNELS=0x4\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_BUFFSIZE=16M: not a plain decimal integer; NCCL reads it as 16 without a word"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_MAX_NCHANNELS=010: not a plain decimal integer; NCCL reads it as 8 without a word"* ]]
+    [[ "$stderr" == *"p.env:3: error: NCCL_MIN_NCHANNELS=0x4"* ]]
+}
+
+@test "values out of range" {
+    check_text 'NCCL_NTHREADS=1024\nNCCL_MAX_NCHANNELS=65\nNCCL_MIN_NCHANNELS=-1\nNCCL_NTHREADS=100\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_NTHREADS=1024: out of range: a multiple of 32 in 64..512"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_MAX_NCHANNELS=65: out of range: 1..64"* ]]
+    [[ "$stderr" == *"p.env:3: error: NCCL_MIN_NCHANNELS=-1: out of range: 0..64"* ]]
+    [[ "$stderr" == *"p.env:4: error: duplicate key NCCL_NTHREADS"* ]]
+}
+
+@test "unknown protocol and algorithm tokens; exclusion allowed" {
+    check_text 'NCCL_PROTO=LL,LL256\nNCCL_ALGO=^Ring,Tee\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_PROTO=LL,LL256: unknown token 'LL256' (expected LL,LL128,Simple"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_ALGO=^Ring,Tee: unknown token 'Tee'"* ]]
+    check_text 'NCCL_PROTO=^LL128\nNCCL_ALGO=ring,tree\n'
+    assert_success
+}
+
+@test "P2P and GDR levels are case-sensitive" {
+    check_text 'NCCL_P2P_LEVEL=sys\nNCCL_NET_GDR_LEVEL=NVLINK\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_P2P_LEVEL=sys: levels are case-sensitive (did you mean SYS?); NCCL ignores it without a word"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_NET_GDR_LEVEL=NVLINK: unknown level"* ]]
+    check_text 'NCCL_P2P_LEVEL=SYS\nNCCL_NET_GDR_LEVEL=4\n'
+    assert_success
+}
+
+@test "NCCL_DEBUG must be a level" {
+    check_text 'NCCL_DEBUG=VERBOSE\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_DEBUG=VERBOSE: unknown value (expected one of VERSION,WARN,INFO,ABORT,TRACE)"* ]]
+}
+
+@test "unknown NCCL names warn with suggestions; other keys pass through" {
+    check_text 'NCCL_NCHANNELS=8\nCUDA_DEVICE_MAX_CONNECTIONS=1\nTORCH_NCCL_ASYNC_ERROR_HANDLING=whatever\n'
+    assert_success
+    [[ "$stderr" == *"p.env:1: warning: unknown NCCL variable NCCL_NCHANNELS; did you mean NCCL_MAX_NCHANNELS, NCCL_MIN_NCHANNELS?"* ]]
+    [[ "$stderr" != *"CUDA_DEVICE"* ]]
+    [[ "$stderr" != *"TORCH_"* ]]
+}
+
+@test "combinations that do nothing warn" {
+    check_text 'NCCL_PROTO=LL\nNCCL_NTHREADS=512\n'
+    assert_success
+    [[ "$stderr" == *"p.env:2: warning: NCCL_NTHREADS=512 does nothing with NCCL_PROTO=LL"* ]]
+}
+
+@test "every problem in a file is reported in one run, in line order" {
+    check_text 'NCCL_PROTO=foo\nbad\nNCCL_BUFFSIZE=1k\n'
+    assert_failure 2
+    run grep -c ': error: ' <<<"$stderr"
+    assert_output 3
+    [[ "$stderr" == *"p.env:1:"*"p.env:2:"*"p.env:3:"* ]]
+}
+
+@test "a missing profile is an error" {
+    run --separate-stderr ni_check no-such-profile
+    assert_failure 2
+    [[ "$stderr" == *"no-such-profile.env: error: cannot read profile: No such file or directory"* ]]
+}
+
+@test "check with no argument is a usage error" {
+    run --separate-stderr "$NI" check
+    assert_failure 2
+    [[ "$stderr" == "nccl-init: error: check: no profile given"* ]]
+}
+
+@test "--nccl-lib takes the names from the library the workers load" {
+    lib=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
+    [ -r "$lib" ] || skip "no libnccl.so.2 on this machine"
+    check_text 'NCCL_PROTO=LL\nNCCL_NOT_IN_THE_LIBRARY=1\n'
+    run --separate-stderr "$NI" check -v --nccl-lib "$lib" "$TMP/p.env"
+    assert_success
+    [[ "$stderr" == *"NCCL_* names from $lib"* ]]
+    [[ "$stderr" == *"warning: unknown NCCL variable NCCL_NOT_IN_THE_LIBRARY"* ]]
+    # a library that knows a name the built-in table does not
+    printf '\0NCCL_FROM_THE_FUTURE\0NCCL_PROTO\0' >"$TMP/libnccl.so"
+    check_text 'NCCL_FROM_THE_FUTURE=1\n'
+    run --separate-stderr "$NI" check "$TMP/p.env"
+    [[ "$stderr" == *"unknown NCCL variable NCCL_FROM_THE_FUTURE"* ]]
+    run --separate-stderr "$NI" check --nccl-lib "$TMP/libnccl.so" "$TMP/p.env"
+    assert_success
+    [[ "$stderr" != *"unknown NCCL variable"* ]]
+    run --separate-stderr "$NI" check --nccl-lib "$TMP/missing.so" "$TMP/p.env"
+    assert_failure 2
+}

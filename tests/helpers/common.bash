@@ -1,0 +1,22 @@
+# Shared by the bats files: which binary, where the profiles are.
+bats_require_minimum_version 1.5.0
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+# The release binary by default; the test runner also passes the ASan+UBSan
+# build through NCCL_INIT_BIN.
+NI=${NCCL_INIT_BIN:-$REPO/build/nccl-init}
+PROFILES=$REPO/profiles
+EXEC_WITH_ENV=$REPO/build/test/exec-with-env
+
+# nccl-init's verbs and run mode with the repository's profiles.
+ni_check() { "$NI" check --profile-dir "$PROFILES" "$@"; }
+ni_render() { "$NI" render --profile-dir "$PROFILES" "$@"; }
+ni_run() { "$NI" --profile-dir "$PROFILES" "$@"; }
+
+# The capability masks of a process, as "CapInh CapPrm CapEff CapBnd CapAmb".
+caps_of() {
+    awk '/^Cap(Inh|Prm|Eff|Bnd|Amb):/ { printf "%s%s", sep, $2; sep = " " } END { print "" }' \
+        "/proc/$1/status"
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# nccl-init render: the canonical environment, without running anything.
+
+load helpers/common
+
+setup() {
+    TMP=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$TMP"
+}
+
+@test "env format: sorted, with the profile and its digest" {
+    run --separate-stderr env -i PATH=/usr/bin:/bin ZED=1 "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    assert_equal "$(LC_ALL=C sort <<<"$output")" "$output"
+    assert_line "NCCL_PROTO=LL"
+    assert_line "NCCL_INIT_PROFILE=pcie-8gpu"
+    assert_line "ZED=1"
+    # the digest is the SHA-256 of the resolved set as an env-file
+    want=$(grep -E '^NCCL_' "$PROFILES/pcie-8gpu.env" | LC_ALL=C sort | sha256sum | cut -d' ' -f1)
+    assert_line "NCCL_INIT_DIGEST=$want"
+    [[ "$stderr" == *"pcie-8gpu: 6 variables"* ]]
+}
+
+@test "the environment wins over the profile, logged as an override" {
+    run --separate-stderr env -i NCCL_PROTO=Simple "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    assert_line "NCCL_PROTO=Simple"
+    [[ "$stderr" == *"1 override: NCCL_PROTO=Simple from the environment over $PROFILES/pcie-8gpu.env:"* ]]
+}
+
+@test "--enforce makes the profile win" {
+    run --separate-stderr env -i NCCL_PROTO=Simple "$NI" render --enforce --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    assert_line "NCCL_PROTO=LL"
+    [[ "$stderr" == *"NCCL_PROTO enforced from"* ]]
+}
+
+@test "later profiles override earlier ones" {
+    printf 'NCCL_PROTO=Simple\nEXTRA=1\n' >"$TMP/extra.env"
+    run --separate-stderr env -i "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu -p "$TMP/extra.env"
+    assert_success
+    assert_line "NCCL_PROTO=Simple"
+    assert_line "NCCL_ALGO=Ring"
+    assert_line "EXTRA=1"
+    assert_line "NCCL_INIT_PROFILE=pcie-8gpu,extra"
+}
+
+@test "NCCL_INIT_PROFILE selects profiles when -p is absent" {
+    run --separate-stderr env -i NCCL_INIT_PROFILE=pcie-8gpu NCCL_INIT_LOG=error "$NI" render --profile-dir "$PROFILES"
+    assert_success
+    assert_line "NCCL_PROTO=LL"
+    refute_line --partial "NCCL_INIT_LOG"
+    assert_equal "$stderr" ""
+}
+
+@test "duplicate entries collapse to the last, with a warning; malformed ones are dropped" {
+    run --separate-stderr "$EXEC_WITH_ENV" A=first NOEQUALS A=last =x -- "$NI" render
+    assert_success
+    assert_line "A=last"
+    refute_line --partial "first"
+    refute_line --partial "NOEQUALS"
+    [[ "$stderr" == *"warning: environment has A 2 times; keeping the last value"* ]]
+    [[ "$stderr" == *"warning: dropping malformed environment entry 'NOEQUALS'"* ]]
+}
+
+@test "json format gives each value with its source" {
+    run --separate-stderr env -i NCCL_PROTO=Simple HOME=/root "$NI" render --format json --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+env = {e["key"]: e for e in d["environment"]}
+assert d["profile"] == "pcie-8gpu", d
+assert d["overrides"] == 1 and d["resolved"] == 6
+assert env["HOME"]["source"] == "environment"
+assert env["NCCL_ALGO"]["source"] == "profile" and env["NCCL_ALGO"]["line"] > 0
+assert env["NCCL_ALGO"]["file"].endswith("profiles/pcie-8gpu.env")
+assert env["NCCL_PROTO"]["source"] == "environment"
+assert env["NCCL_PROTO"]["overrides"]["value"] == "LL"
+assert env["NCCL_INIT_DIGEST"]["value"] == d["digest"]
+print("ok")' "$output"
+    assert_output ok
+}
+
+@test "an invalid profile renders nothing and exits 2" {
+    printf 'NCCL_PROTO=bogus\n' >"$TMP/bad.env"
+    run --separate-stderr "$NI" render -p "$TMP/bad.env"
+    assert_failure 2
+    assert_equal "$output" ""
+    [[ "$stderr" == *"bad.env:1: error: NCCL_PROTO=bogus"* ]]
+    [[ "$stderr" == *"nccl-init: error: invalid profile: nothing rendered"* ]]
+}
+
+@test "usage errors exit 2 with one message" {
+    run --separate-stderr "$NI" render --format yaml
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: --format yaml: expected env or json"
+    run --separate-stderr "$NI" render --bogus
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: unknown option '--bogus' (see --help)"
+    run --separate-stderr "$NI" render -p
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: option '-p' needs a value"
+    run --separate-stderr "$NI" check --cap-drop ALL x
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: option '--cap-drop' does not apply to check"
+}

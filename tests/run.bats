@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# Run mode: the command gets the canonical environment, its exit status
+# comes back, and bad input starts nothing.
+
+load helpers/common
+
+setup() {
+    TMP=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$TMP"
+}
+
+@test "the command runs with the profile in its environment" {
+    run --separate-stderr env -i PATH=/usr/bin:/bin "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -- env
+    assert_success
+    assert_line NCCL_PROTO=LL
+    assert_line NCCL_NTHREADS=512
+    assert_line NCCL_INIT_PROFILE=pcie-8gpu
+    assert_line --regexp '^NCCL_INIT_DIGEST=[0-9a-f]{64}$'
+    assert_line PATH=/usr/bin:/bin
+    # one info line at start-up: the profile, the count and the overrides
+    [[ "$stderr" == *"nccl-init: profile pcie-8gpu: 6 variables, digest "*", 0 overrides"* ]]
+}
+
+@test "an explicit environment value wins and is reported" {
+    run --separate-stderr env NCCL_ALGO=Tree "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -- printenv NCCL_ALGO
+    assert_success
+    assert_output Tree
+    [[ "$stderr" == *"1 override: NCCL_ALGO=Tree from the environment over"* ]]
+}
+
+@test "exit statuses pass through" {
+    for code in 0 1 2 3 42 126 127 128 200 254 255; do
+        run "$NI" -q -- sh -c "exit $code"
+        assert_equal "$status" "$code"
+    done
+}
+
+@test "a child killed by signal N gives 128+N" {
+    for sig in HUP INT KILL SEGV TERM USR1; do
+        run "$NI" -q -- sh -c "kill -$sig \$\$"
+        assert_equal "$status" "$((128 + $(kill -l "$sig")))"
+    done
+}
+
+@test "command not found gives 127, not executable 126, one line each" {
+    run --separate-stderr "$NI" -q -- no-such-command-anywhere
+    assert_failure 127
+    assert_equal "$stderr" "nccl-init: error: cannot run 'no-such-command-anywhere': No such file or directory"
+    printf 'echo hi\n' >"$TMP/noexec"
+    chmod 0644 "$TMP/noexec"
+    run --separate-stderr "$NI" -q -- "$TMP/noexec"
+    assert_failure 126
+    assert_equal "$stderr" "nccl-init: error: cannot run '$TMP/noexec': Permission denied"
+    run --separate-stderr "$NI" -q -- "$TMP"
+    assert_failure 126
+}
+
+@test "the command is looked up in the canonical PATH" {
+    mkdir "$TMP/bin"
+    printf '#!/bin/sh\necho found\n' >"$TMP/bin/only-here"
+    chmod +x "$TMP/bin/only-here"
+    printf 'PATH=%s:/usr/bin:/bin\n' "$TMP/bin" >"$TMP/path.env"
+    run --separate-stderr env -i "$NI" -q -p "$TMP/path.env" -- only-here
+    assert_success
+    assert_output found
+}
+
+@test "an invalid profile exits 2 and starts nothing" {
+    printf 'NCCL_NTHREADS=1000\n' >"$TMP/bad.env"
+    run --separate-stderr "$NI" -p "$TMP/bad.env" -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    [[ "$stderr" == *"bad.env:1: error: NCCL_NTHREADS=1000: out of range"* ]]
+    [[ "$stderr" == *"nccl-init: error: invalid profile: command not started"* ]]
+    run --separate-stderr "$NI" -p no-such-profile -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+}
+
+@test "bad options exit 2 and start nothing" {
+    run --separate-stderr "$NI" --no-such-option -- touch "$TMP/started"
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: unknown option '--no-such-option' (see --help)"
+    run --separate-stderr "$NI" --cap-drop NOT_A_CAP -- touch "$TMP/started"
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: --cap-drop: unknown capability 'NOT_A_CAP'"
+    run --separate-stderr "$NI"
+    assert_failure 2
+    run --separate-stderr env NCCL_INIT_LOG=loud "$NI" -- true
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+}
+
+@test "a verb only when it is exactly the first argument" {
+    run --separate-stderr "$NI" -q -- check
+    assert_failure 127 # 'check' is the command here
+    run --separate-stderr "$NI" -q render
+    assert_failure 127
+    run --separate-stderr "$NI" -- version
+    assert_failure 127
+    run "$NI" version
+    assert_success
+    assert_output --regexp '^nccl-init [0-9]+\.[0-9]+\.[0-9]+$'
+}
+
+@test "options after the command belong to the command" {
+    run --separate-stderr "$NI" -q -- sh -c 'echo "$@"' sh -p --help -v
+    assert_success
+    assert_output "-p --help -v"
+    run --separate-stderr "$NI" -q printf '%s\n' --version
+    assert_output "--version"
+}
+
+@test "--help and --version" {
+    run "$NI" --help
+    assert_success
+    assert_line --partial "usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]"
+    run "$NI" help
+    assert_success
+    run "$NI" --version
+    assert_success
+}
+
+@test "-q and NCCL_INIT_LOG silence the start-up line; -v adds detail" {
+    run --separate-stderr "$NI" -q -- true
+    assert_equal "$stderr" ""
+    run --separate-stderr env NCCL_INIT_LOG=warn "$NI" -- true
+    assert_equal "$stderr" ""
+    run --separate-stderr "$NI" -v -- sh -c 'kill -USR1 $$; sleep 0.2'
+    [[ "$stderr" == *"nccl-init: profile none"* ]]
+}
+
+@test "stdin is passed through" {
+    run bash -c "printf 'line1\nline2\n' | '$NI' -q -- cat"
+    assert_success
+    assert_output $'line1\nline2'
+}
+
+@test "SIGTERM to nccl-init reaches the command" {
+    "$NI" -q -- sh -c 'trap "echo got-term >'"$TMP"'/log; exit 3" TERM; touch '"$TMP"'/ready; while :; do sleep 0.05; done' &
+    pid=$!
+    for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.02; done
+    kill -TERM "$pid"
+    status=0
+    wait "$pid" || status=$?
+    assert_equal "$status" 3
+    assert_equal "$(cat "$TMP/log")" got-term
+}
+
+@test "as PID 1 of a new PID namespace" {
+    command -v unshare >/dev/null || skip "no unshare"
+    unshare --pid --fork --mount-proc true 2>/dev/null || skip "no PID namespaces here"
+    run --separate-stderr unshare --pid --fork --mount-proc "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -q -- \
+        sh -c 'echo "init=$(cat /proc/1/comm) me=$$ proto=$NCCL_PROTO"; exit 9'
+    assert_failure 9
+    assert_output "init=nccl-init me=2 proto=LL"
+}
+
+@test "orphans are reaped, not left as zombies" {
+    run --separate-stderr "$NI" -q -- sh -c '
+        for i in 1 2 3 4 5; do (sleep 0.1 &) ; done
+        sleep 0.4
+        ps -o stat= --ppid $PPID | grep -c Z || true'
+    assert_success
+    assert_output 0
+}

@@ -1,0 +1,243 @@
+/* The canonical environment: precedence, duplicates, controls, digest. */
+#include "helpers.h"
+
+#include "digest.h"
+#include "envset.h"
+#include "render.h"
+
+static const struct var *get(const struct envset *s, const char *key)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].key, key) == 0)
+            return &s->v[i];
+    return NULL;
+}
+
+/* Composes from envp and profile texts; returns captured stderr. */
+static char *compose(struct envset *s, char **envp, const char *const *texts, size_t n,
+                     bool enforce, struct profile *profiles)
+{
+    struct diag d = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(parse(&profiles[i], texts[i], &d), 0);
+        free(profiles[i].name);
+        profiles[i].name = xstrdup(i == 0 ? "base" : "extra");
+        for (size_t j = 0; j < profiles[i].n; j++)
+            profiles[i].v[j].profile = profiles[i].name;
+    }
+    capture_begin();
+    envset_compose(s, envp, profiles, n, enforce, NULL, &d);
+    return capture_end();
+}
+
+static void release(struct envset *s, struct profile *p, size_t n, char *out)
+{
+    envset_free(s);
+    for (size_t i = 0; i < n; i++)
+        profile_free(&p[i]);
+    free(out);
+}
+
+static void sorted_and_traced(void **state)
+{
+    (void)state;
+    char *envp[] = { "ZED=1", "PATH=/bin", "NCCL_INIT_LOG=debug", "NCCL_INIT_OTHER=x", NULL };
+    const char *texts[] = { "NCCL_PROTO=LL\nNCCL_ALGO=Ring\n" };
+    struct profile p[1];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, false, p);
+    const char *want[] = { "NCCL_ALGO", "NCCL_INIT_DIGEST", "NCCL_INIT_PROFILE", "NCCL_PROTO",
+                           "PATH", "ZED" };
+    assert_int_equal(s.n, ARRAY_SIZE(want)); /* nccl-init's own controls removed */
+    for (size_t i = 0; i < s.n; i++)
+        assert_string_equal(s.v[i].key, want[i]);
+    assert_string_equal(get(&s, "NCCL_INIT_PROFILE")->value, "base");
+    assert_int_equal(s.resolved, 2);
+
+    /* The digest is the SHA-256 of the resolved set as an env-file. */
+    struct sha256 h;
+    char hex[65];
+    sha256_init(&h);
+    sha256_update(&h, "NCCL_ALGO=Ring\nNCCL_PROTO=LL\n", 29);
+    sha256_hex(&h, hex);
+    assert_string_equal(get(&s, "NCCL_INIT_DIGEST")->value, hex);
+    assert_string_equal(s.digest, hex);
+    release(&s, p, 1, out);
+}
+
+static void environment_wins_unless_enforced(void **state)
+{
+    (void)state;
+    char *envp[] = { "NCCL_PROTO=Simple", "NCCL_ALGO=Ring", NULL };
+    const char *texts[] = { "NCCL_PROTO=LL\nNCCL_ALGO=Ring\nNCCL_NTHREADS=256\n" };
+    struct profile p[1];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, false, p);
+    const struct var *v = get(&s, "NCCL_PROTO");
+    assert_string_equal(v->value, "Simple");
+    assert_int_equal(v->source, SRC_ENV);
+    assert_true(v->overridden);
+    assert_string_equal(v->entry->value, "LL");
+    assert_int_equal(v->entry->line, 1);
+    /* the same value in both is not an override */
+    assert_false(get(&s, "NCCL_ALGO")->overridden);
+    assert_int_equal(get(&s, "NCCL_ALGO")->source, SRC_PROFILE);
+    assert_int_equal(s.overrides, 1);
+    /* the digest covers the effective value */
+    char first[65];
+    memcpy(first, s.digest, sizeof first);
+    release(&s, p, 1, out);
+
+    out = compose(&s, envp, texts, 1, true, p);
+    v = get(&s, "NCCL_PROTO");
+    assert_string_equal(v->value, "LL");
+    assert_int_equal(v->source, SRC_PROFILE);
+    assert_true(v->enforced);
+    assert_int_equal(s.overrides, 1);
+    assert_string_not_equal(s.digest, first);
+    release(&s, p, 1, out);
+}
+
+static void duplicates_and_malformed_entries(void **state)
+{
+    (void)state;
+    char *envp[] = { "A=first", "NOEQUALS", "=nokey", "B=1", "A=second", "A=last", NULL };
+    struct profile p[1];
+    const char *texts[] = { "" };
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, false, p);
+    assert_string_equal(get(&s, "A")->value, "last");
+    assert_null(get(&s, "NOEQUALS"));
+    assert_null(get(&s, ""));
+    assert_contains(out, "nccl-init: warning: environment has A 3 times; keeping the last value");
+    assert_contains(out, "nccl-init: warning: dropping malformed environment entry 'NOEQUALS'");
+    assert_contains(out, "dropping malformed environment entry '=nokey'");
+    release(&s, p, 1, out);
+}
+
+static void later_profiles_win(void **state)
+{
+    (void)state;
+    char *envp[] = { NULL };
+    const char *texts[] = { "NCCL_PROTO=LL\nNCCL_ALGO=Ring\n", "NCCL_PROTO=Simple\nX=1\n" };
+    struct profile p[2];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 2, false, p);
+    const struct var *v = get(&s, "NCCL_PROTO");
+    assert_string_equal(v->value, "Simple");
+    assert_string_equal(v->entry->profile, "extra");
+    assert_string_equal(get(&s, "NCCL_ALGO")->entry->profile, "base");
+    assert_string_equal(get(&s, "NCCL_INIT_PROFILE")->value, "base,extra");
+    assert_int_equal(s.resolved, 3);
+    assert_int_equal(s.overrides, 0);
+    release(&s, p, 2, out);
+}
+
+static void environment_values_are_checked_as_warnings(void **state)
+{
+    (void)state;
+    char *envp[] = { "NCCL_P2P_LEVEL=sys", "NCCL_BUFFSIZE=4M", NULL };
+    const char *texts[] = { "" };
+    struct profile p[1];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, false, p);
+    assert_contains(out, "environment: warning: NCCL_P2P_LEVEL=sys: levels are case-sensitive");
+    assert_contains(out, "environment: warning: NCCL_BUFFSIZE=4M: not a plain decimal");
+    assert_string_equal(get(&s, "NCCL_P2P_LEVEL")->value, "sys"); /* passed on unchanged */
+    release(&s, p, 1, out);
+}
+
+static void envp_for_exec(void **state)
+{
+    (void)state;
+    char *envp[] = { "B=2", "A=1=1", NULL };
+    const char *texts[] = { "" };
+    struct profile p[1];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, false, p);
+    char **e = envset_envp(&s);
+    assert_string_equal(e[0], "A=1=1");
+    assert_string_equal(e[1], "B=2");
+    assert_string_equal(e[2], "NCCL_INIT_DIGEST=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934"
+                              "ca495991b7852b855"); /* SHA-256 of nothing */
+    assert_string_equal(e[3], "NCCL_INIT_PROFILE=base");
+    assert_null(e[4]);
+    for (size_t i = 0; e[i]; i++)
+        free(e[i]);
+    free(e);
+    release(&s, p, 1, out);
+}
+
+static void json_output(void **state)
+{
+    (void)state;
+    char *envp[] = { "NCCL_PROTO=Simple", "Q=\"a\\b\"\n\x01\xff", NULL };
+    const char *texts[] = { "NCCL_PROTO=LL\nNCCL_ALGO=Ring\n" };
+    struct profile p[1];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, false, p);
+    struct buf b = { 0 };
+    render_json(&b, &s, false);
+    assert_contains(b.data, "\"profile\": \"base\"");
+    assert_contains(b.data, "\"overrides\": 1");
+    assert_contains(b.data, "{\"key\": \"NCCL_ALGO\", \"value\": \"Ring\", \"source\": \"profile\", "
+                            "\"resolved\": true, \"file\": \"t.env\", \"line\": 2, \"profile\": "
+                            "\"base\"}");
+    assert_contains(b.data, "{\"key\": \"NCCL_PROTO\", \"value\": \"Simple\", \"source\": "
+                            "\"environment\", \"resolved\": true, \"overrides\": {\"value\": "
+                            "\"LL\", \"file\": \"t.env\", \"line\": 1, \"profile\": \"base\"}}");
+    assert_contains(b.data, "\"value\": \"\\\"a\\\\b\\\"\\u000a\\u0001\\ufffd\"");
+    buf_free(&b);
+    render_env(&b, &s);
+    assert_contains(b.data, "NCCL_ALGO=Ring\nNCCL_INIT_DIGEST=");
+    buf_free(&b);
+    release(&s, p, 1, out);
+}
+
+static void sha256_vectors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *hex;
+    } v[] = {
+        { "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+        { "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+        { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+        struct sha256 h;
+        char hex[65];
+        sha256_init(&h);
+        sha256_update(&h, v[i].in, strlen(v[i].in));
+        sha256_hex(&h, hex);
+        assert_string_equal(hex, v[i].hex);
+    }
+    /* a million 'a's, fed in odd-sized pieces */
+    struct sha256 h;
+    char hex[65], chunk[997];
+    memset(chunk, 'a', sizeof chunk);
+    sha256_init(&h);
+    for (size_t left = 1000000; left;) {
+        size_t n = left < sizeof chunk ? left : sizeof chunk;
+        sha256_update(&h, chunk, n);
+        left -= n;
+    }
+    sha256_hex(&h, hex);
+    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sorted_and_traced),
+        cmocka_unit_test(environment_wins_unless_enforced),
+        cmocka_unit_test(duplicates_and_malformed_entries),
+        cmocka_unit_test(later_profiles_win),
+        cmocka_unit_test(environment_values_are_checked_as_warnings),
+        cmocka_unit_test(envp_for_exec),
+        cmocka_unit_test(json_output),
+        cmocka_unit_test(sha256_vectors),
+    };
+    return cmocka_run_group_tests_name("envset", tests, NULL, NULL);
+}

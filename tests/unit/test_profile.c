@@ -1,0 +1,179 @@
+/* The profile parser: the env-file dialect that docker --env-file, kubectl
+ * --from-env-file and NCCL's nccl.conf read the same way. */
+#include "helpers.h"
+
+/* Parses text expecting exactly one error whose message contains want. */
+static void expect_error(const char *text, const char *want)
+{
+    struct profile p;
+    struct diag d = { 0 };
+    capture_begin();
+    unsigned errors = parse(&p, text, &d);
+    char *out = capture_end();
+    if (errors != 1)
+        fail_msg("%u errors for \"%s\":\n%s", errors, text, out);
+    assert_contains(out, want);
+    free(out);
+    profile_free(&p);
+}
+
+static void valid_lines(void **state)
+{
+    (void)state;
+    struct profile p;
+    struct diag d = { 0 };
+    const char *text = "# header\n\nNCCL_PROTO=LL\n#NCCL_ALGO=Tree\nCUDA_X=a=b\nEMPTY=\nLAST=1";
+    assert_int_equal(parse(&p, text, &d), 0);
+    assert_int_equal(d.warnings, 0);
+    assert_int_equal(p.n, 4);
+    assert_string_equal(p.v[0].key, "NCCL_PROTO");
+    assert_string_equal(p.v[0].value, "LL");
+    assert_int_equal(p.v[0].line, 3);
+    assert_string_equal(p.v[1].key, "CUDA_X");
+    assert_string_equal(p.v[1].value, "a=b"); /* split at the first '=' only */
+    assert_string_equal(p.v[2].value, "");
+    assert_string_equal(p.v[3].key, "LAST"); /* no final newline */
+    assert_int_equal(p.v[3].line, 7);
+    assert_string_equal(p.v[0].file, "t.env");
+    assert_string_equal(p.v[0].profile, "t");
+    profile_free(&p);
+}
+
+static void every_error_class(void **state)
+{
+    (void)state;
+    expect_error("NOEQUALS\n", "t.env:1: error: malformed line: expected KEY=VALUE");
+    expect_error("=v\n", "t.env:1: error: malformed line: empty key");
+    expect_error("\n\n9KEY=v\n", "t.env:3: error: bad key '9KEY'");
+    expect_error("A-B=v\n", "bad key 'A-B'");
+    expect_error("A=1\nA=2\n", "t.env:2: error: duplicate key A (first set at line 1)");
+    expect_error("A=x\r\n", "control character 0x0d (CRLF line ending?)");
+    expect_error("A=x\ty\n", "control character 0x09");
+    expect_error("A=\x7f\n", "control character 0x7f");
+    expect_error(" A=1\n", "leading whitespace");
+    expect_error(" # comment\n", "leading whitespace");
+    expect_error("export A=1\n", "'export' is not allowed");
+    expect_error("A =1\n", "space before '='");
+    expect_error("A= 1\n", "space after '='");
+    expect_error("A=1 \n", "trailing space");
+    expect_error("A=\xc3\x28\n", "not valid UTF-8");
+    expect_error("A=\xed\xa0\x80\n", "not valid UTF-8"); /* a UTF-16 surrogate */
+}
+
+static void nul_byte_is_a_control_character(void **state)
+{
+    (void)state;
+    struct profile p;
+    struct diag d = { 0 };
+    capture_begin();
+    unsigned errors = parse_len(&p, "A=x\0y\nB=2\n", 10, &d, NULL, NULL);
+    char *out = capture_end();
+    assert_int_equal(errors, 1);
+    assert_contains(out, "t.env:1: error: A: value contains control character 0x00");
+    assert_int_equal(p.n, 1); /* B on line 2 still parsed */
+    assert_string_equal(p.v[0].key, "B");
+    free(out);
+    profile_free(&p);
+}
+
+static void over_long_line(void **state)
+{
+    (void)state;
+    size_t n = PROFILE_MAX_LINE + 1;
+    char *text = malloc(n + 2);
+    memcpy(text, "A=", 2);
+    memset(text + 2, 'x', n - 2);
+    text[n] = '\n';
+    text[n + 1] = '\0';
+    expect_error(text, "line is 4096 bytes long; the limit is 4095");
+    text[n - 1] = '\n'; /* exactly the limit: accepted */
+    text[n] = '\0';
+    struct profile p;
+    struct diag d = { 0 };
+    assert_int_equal(parse(&p, text, &d), 0);
+    assert_int_equal(p.n, 1);
+    profile_free(&p);
+    free(text);
+}
+
+static void warnings_keep_the_line(void **state)
+{
+    (void)state;
+    struct profile p;
+    struct diag d = { 0 };
+    capture_begin();
+    unsigned errors = parse(&p, "Q=\"quoted\"\nH=value #comment\n", &d);
+    char *out = capture_end();
+    assert_int_equal(errors, 0);
+    assert_int_equal(d.warnings, 2);
+    assert_int_equal(p.n, 2);
+    assert_string_equal(p.v[0].value, "\"quoted\""); /* kept literally, as docker does */
+    assert_contains(out, "t.env:1: warning: Q: the quotes are part of the value");
+    assert_contains(out, "t.env:2: warning: H: '#' is part of the value");
+    free(out);
+    profile_free(&p);
+}
+
+static void errors_do_not_stop_the_parse(void **state)
+{
+    (void)state;
+    struct profile p;
+    struct diag d = { 0 };
+    capture_begin();
+    unsigned errors = parse(&p, "bad\nA=1\n B=2\nC=3\n", &d);
+    free(capture_end());
+    assert_int_equal(errors, 2);
+    assert_int_equal(p.n, 2);
+    assert_string_equal(p.v[1].key, "C");
+    profile_free(&p);
+}
+
+static void load_by_name_and_path(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/nccl-init-unit-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = path_join(dir, "mine.env");
+    FILE *f = fopen(path, "w");
+    fputs("NCCL_PROTO=LL\n", f);
+    fclose(f);
+
+    struct profile p;
+    struct diag d = { 0 };
+    assert_int_equal(profile_load(&p, "mine", dir, &d, NULL, NULL), 0);
+    assert_string_equal(p.name, "mine");
+    assert_string_equal(p.path, path);
+    assert_int_equal(p.n, 1);
+    profile_free(&p);
+
+    assert_int_equal(profile_load(&p, path, "/nonexistent", &d, NULL, NULL), 0);
+    assert_string_equal(p.name, "mine");
+    profile_free(&p);
+
+    capture_begin();
+    assert_int_equal(profile_load(&p, "missing", dir, &d, NULL, NULL), 1);
+    profile_free(&p);
+    assert_int_equal(profile_load(&p, "bad name", dir, &d, NULL, NULL), 1);
+    char *out = capture_end();
+    assert_contains(out, "missing.env: error: cannot read profile: No such file or directory");
+    assert_contains(out, "bad name: error: bad profile name");
+    free(out);
+    profile_free(&p);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(valid_lines),
+        cmocka_unit_test(every_error_class),
+        cmocka_unit_test(nul_byte_is_a_control_character),
+        cmocka_unit_test(over_long_line),
+        cmocka_unit_test(warnings_keep_the_line),
+        cmocka_unit_test(errors_do_not_stop_the_parse),
+        cmocka_unit_test(load_by_name_and_path),
+    };
+    return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
+}
