@@ -28,7 +28,7 @@ SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-r
 
 # Debian packages: build, tests, benchmarks.
 DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-support bats-assert \
-	python3 python3-venv strace util-linux procps tini dumb-init catatonit clang \
+	python3 python3-venv strace util-linux procps libcap2-bin tini dumb-init catatonit clang \
 	libclang-rt-14-dev file
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
 
