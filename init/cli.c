@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "log.h"
+#include "sinks.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static const char *const verbs[] = {
 
 enum {
     O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
-    O_NO_NEW_PRIVS, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
+    O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 };
 
 #define RUN (1 << VERB_RUN)
@@ -45,6 +46,9 @@ static const struct optdef {
     { "cap-drop", 0, O_CAP_DROP, 1, RUN },
     { "cap-add", 0, O_CAP_ADD, 1, RUN },
     { "no-new-privs", 0, O_NO_NEW_PRIVS, 0, RUN },
+    { "sinks", 0, O_SINKS, 1, RUN },
+    { "strict", 0, O_STRICT, 0, RUN },
+    { "python", 0, O_PYTHON, 1, RUN },
     { "verbose", 'v', O_VERBOSE, 0, ANY },
     { "quiet", 'q', O_QUIET, 0, ANY },
     { "help", 'h', O_HELP, 0, ANY },
@@ -83,14 +87,19 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
     case O_ROOT: o->root = arg; break;
     case O_NCCL_LIB: o->nccl_lib = arg; break;
     case O_FORMAT:
-        if (strcmp(arg, "env") && strcmp(arg, "json"))
-            die(EXIT_USAGE, "--format %s: expected env or json", arg);
+        if (strcmp(arg, "env") && strcmp(arg, "json") && strcmp(arg, "etc-environment") &&
+            strcmp(arg, "python") && strcmp(arg, "nccl-conf"))
+            die(EXIT_USAGE,
+                "--format %s: expected env, json, etc-environment, python or nccl-conf", arg);
         o->format = arg;
         break;
     case O_ENFORCE: o->enforce = true; break;
     case O_CAP_DROP: push(&o->cap_drop, &o->ncap_drop, arg); break;
     case O_CAP_ADD: push(&o->cap_add, &o->ncap_add, arg); break;
     case O_NO_NEW_PRIVS: o->no_new_privs = true; break;
+    case O_SINKS: o->sinks = sinks_parse(arg); break;
+    case O_STRICT: o->strict = true; break;
+    case O_PYTHON: push(&o->python, &o->npython, arg); break;
     case O_VERBOSE: if (log_level < LOG_DEBUG) log_level++; break;
     case O_QUIET: if (log_level > LOG_ERROR) log_level--; break;
     case O_HELP: o->verb = VERB_HELP; break;
@@ -117,6 +126,7 @@ static const struct optdef *find_short(char c)
 void cli_parse(int argc, char **argv, struct options *o)
 {
     memset(o, 0, sizeof *o);
+    o->sinks = SINK_ALL;
     int i = 1;
     /* A verb only when it is exactly the first argument: anything else,
      * including a command called "check" after an option or after "--",
@@ -212,7 +222,8 @@ void cli_usage(void)
 {
     static const char usage[] ="usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
           "       nccl-init check [--nccl-lib PATH] FILE|NAME...\n"
-          "       nccl-init render [-p PROFILE]... [--enforce] [--format env|json]\n"
+          "       nccl-init render [-p PROFILE]... [--enforce] [--format FORMAT]\n"
+          "         FORMAT: env, json, etc-environment, python, nccl-conf\n"
           "       nccl-init help | version\n"
           "\n"
           "Runs COMMAND with a validated NCCL profile as its canonical environment,\n"
@@ -223,6 +234,10 @@ void cli_usage(void)
           "      --profile-dir DIR    where NAME.env is looked up\n"
           "                           (default: <root>" DEFAULT_PROFILE_DIR ")\n"
           "      --root DIR           prefix for the files nccl-init derives paths for\n"
+          "      --sinks LIST         etc-environment,python,nccl-conf,record, all or none\n"
+          "                           (default all)\n"
+          "      --strict             a sink that cannot be written: exit 2, start nothing\n"
+          "      --python PATH        also hook this interpreter's stdlib (repeatable)\n"
           "      --enforce            profile values win over the environment\n"
           "      --nccl-lib PATH      take known NCCL_* names from this libnccl.so\n"
           "      --cap-drop LIST      drop capabilities (docker names, ALL) from the child\n"

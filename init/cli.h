@@ -14,11 +14,15 @@ struct options {
     const char *profile_dir; /* NULL: <root>/etc/nccl-init/profiles */
     const char *root;        /* NULL: / */
     const char *nccl_lib;
-    const char *format; /* render: env (default) or json */
+    const char *format; /* render: env (default), json, etc-environment, python, nccl-conf */
     bool enforce;
     const char **cap_drop, **cap_add; /* raw docker-style lists */
     size_t ncap_drop, ncap_add;
     bool no_new_privs;
+    unsigned sinks; /* SINK_* mask; default all */
+    bool strict;    /* a sink that cannot be written stops the start */
+    const char **python; /* --python interpreters */
+    size_t npython;
     char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME...; NULL-terminated */
     size_t noperands;
 };

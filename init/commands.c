@@ -1,9 +1,12 @@
 /* check, render and run: thin sequences over resolve, render and supervise. */
 #include "commands.h"
 
+#include "block.h"
 #include "caps.h"
 #include "render.h"
 #include "resolve.h"
+#include "sink_formats.h"
+#include "sinks.h"
 #include "supervise.h"
 
 #include <string.h>
@@ -31,6 +34,11 @@ static int resolve_or_fail(struct resolved *r, const struct options *o, const ch
     return 0;
 }
 
+static void report_skip(const char *sink, const char *key, const char *why)
+{
+    log_warn("sink %s: %s left out: %s", sink, key, why);
+}
+
 int cmd_render(const struct options *o)
 {
     struct resolved r;
@@ -38,15 +46,36 @@ int cmd_render(const struct options *o)
     if (rc)
         return rc;
     envset_log_summary(&r.env);
-    struct buf b = { 0 };
-    if (o->format && o->format[0] == 'j')
+    struct buf b = { 0 }, body = { 0 };
+    const char *f = o->format ? o->format : "env";
+    if (strcmp(f, "json") == 0)
         render_json(&b, &r.env, o->enforce);
-    else
+    else if (strcmp(f, "env") == 0)
         render_env(&b, &r.env);
+    if (strcmp(f, "etc-environment") == 0)
+        format_etc_environment(&body, &r.env, report_skip);
+    else if (strcmp(f, "python") == 0)
+        format_python(&body, &r.env, NULL, report_skip);
+    else if (strcmp(f, "nccl-conf") == 0)
+        format_nccl_conf(&body, &r.env, report_skip);
+    if (b.len == 0)
+        block_wrap(&b, body.data ? body.data : ""); /* exactly what the sink writes */
     int w = write_all(STDOUT_FILENO, b.data ? b.data : "", b.len);
     if (w < 0)
         die(1, "writing to stdout: %s", strerror(-w));
     return 0;
+}
+
+struct run_state {
+    struct sink_report report;
+    struct sink_options sinks;
+    const struct envset *env;
+};
+
+static void started(pid_t pid, void *ctx)
+{
+    struct run_state *st = ctx;
+    record_state(&st->report, &st->sinks, st->env, pid);
 }
 
 int cmd_run(const struct options *o, const struct inherited_signals *sig)
@@ -60,12 +89,31 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     if (rc)
         return rc;
     envset_log_summary(&r.env);
+
+    /* The sinks carry the same resolved values as the child's environment
+     * to the processes that do not inherit it. COMMAND is one of the
+     * interpreters to hook when it is Python or a Python script. */
+    struct run_state st = { .env = &r.env };
+    const char **interp = xmalloc((o->npython + 1) * sizeof *interp);
+    for (size_t i = 0; i < o->npython; i++)
+        interp[i] = o->python[i];
+    interp[o->npython] = o->operands[0];
+    st.sinks = (struct sink_options){ o->sinks, o->root, interp, o->npython + 1 };
+    sinks_write(&st.report, &st.sinks, &r.env);
+    record_env(&st.report, &st.sinks, &r.env);
+    if (o->strict && st.report.failures) {
+        log_error("--strict: %u sink%s could not be written; command not started",
+                  st.report.failures, st.report.failures == 1 ? "" : "s");
+        return EXIT_USAGE;
+    }
     struct child_spec c = {
         .argv = o->operands,
         .envp = envset_envp(&r.env),
         .sig = sig,
         .caps = &caps,
         .no_new_privs = o->no_new_privs,
+        .started = started,
+        .ctx = &st,
     };
     return supervise(&c);
 }

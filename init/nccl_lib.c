@@ -113,7 +113,7 @@ int known_names_from_lib(struct known_names *k, const char *path)
 bool known_names_has(const struct known_names *k, const char *name)
 {
     if (!k || !k->names)
-        return nccl_param_find(name) != NULL;
+        return nccl_param_rule(name) >= 0;
     return bsearch(&name, k->names, k->n, sizeof *k->names, cmp_str) != NULL;
 }
 

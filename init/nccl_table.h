@@ -33,14 +33,10 @@ enum rule_id {
     R_PROTO, R_ALGO, R_LEVEL, R_DEBUG, R_SUBSYS,
 };
 
-struct nccl_param {
-    const char *name;
-    unsigned char rule; /* enum rule_id */
-};
-
 extern const struct value_rule value_rules[];
-extern const struct nccl_param nccl_params[]; /* sorted by name */
-extern const size_t nccl_params_count;
+/* Sorted; each entry: rule id + 1, the name without "NCCL_", NUL. An empty
+ * entry ends the list. */
+extern const char nccl_names[];
 
 /* A parameter that has no effect under some NCCL_PROTO restriction. */
 struct noop_rule {
@@ -55,6 +51,7 @@ extern const size_t noop_rules_count;
 /* The collectives that may prefix a per-function NCCL_PROTO/NCCL_ALGO list. */
 extern const char nccl_collectives[];
 
-const struct nccl_param *nccl_param_find(const char *name);
+/* The rule id for a name NCCL 2.28.9 reads, or -1. */
+int nccl_param_rule(const char *name);
 
 #endif

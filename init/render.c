@@ -16,37 +16,42 @@ static void json_entry_source(struct buf *b, const struct entry *e)
     json_string(b, e->profile);
 }
 
-void render_json(struct buf *b, const struct envset *s, bool enforce)
+void json_var(struct buf *b, const struct var *v)
 {
     static const char *const sources[] = { "environment", "profile", "nccl-init" };
+    buf_str(b, "{\"key\": ");
+    json_string(b, v->key);
+    buf_str(b, ", \"value\": ");
+    json_string(b, v->value);
+    buf_printf(b, ", \"source\": \"%s\"", sources[v->source]);
+    if (v->resolved)
+        buf_str(b, ", \"resolved\": true");
+    if (v->source == SRC_PROFILE) {
+        buf_str(b, ", ");
+        json_entry_source(b, v->entry);
+    }
+    if (v->overridden) {
+        buf_str(b, ", \"overrides\": {\"value\": ");
+        json_string(b, v->entry->value);
+        buf_str(b, ", ");
+        json_entry_source(b, v->entry);
+        buf_str(b, "}");
+    }
+    if (v->enforced)
+        buf_str(b, ", \"enforced\": true");
+    buf_str(b, "}");
+}
+
+void render_json(struct buf *b, const struct envset *s, bool enforce)
+{
     buf_str(b, "{\n  \"profile\": ");
     json_string(b, s->names);
     buf_printf(b, ",\n  \"digest\": \"%s\",\n  \"enforce\": %s,\n  \"resolved\": %zu,\n"
                   "  \"overrides\": %zu,\n  \"environment\": [",
                s->digest, enforce ? "true" : "false", s->resolved, s->overrides);
     for (size_t i = 0; i < s->n; i++) {
-        const struct var *v = &s->v[i];
-        buf_str(b, i ? ",\n    {\"key\": " : "\n    {\"key\": ");
-        json_string(b, v->key);
-        buf_str(b, ", \"value\": ");
-        json_string(b, v->value);
-        buf_printf(b, ", \"source\": \"%s\"", sources[v->source]);
-        if (v->resolved)
-            buf_str(b, ", \"resolved\": true");
-        if (v->source == SRC_PROFILE) {
-            buf_str(b, ", ");
-            json_entry_source(b, v->entry);
-        }
-        if (v->overridden) {
-            buf_str(b, ", \"overrides\": {\"value\": ");
-            json_string(b, v->entry->value);
-            buf_str(b, ", ");
-            json_entry_source(b, v->entry);
-            buf_str(b, "}");
-        }
-        if (v->enforced)
-            buf_str(b, ", \"enforced\": true");
-        buf_str(b, "}");
+        buf_str(b, i ? ",\n    " : "\n    ");
+        json_var(b, &s->v[i]);
     }
     buf_str(b, "\n  ]\n}\n");
 }

@@ -88,6 +88,8 @@ int supervise(const struct child_spec *c)
         child_exec(c);
     }
     setpgid(pid, pid);
+    if (c->started)
+        c->started(pid, c->ctx);
     /* The init outlives everything; it must not keep a mount busy. */
     if (chdir("/") < 0)
         log_debug("chdir /: %s", strerror(errno));

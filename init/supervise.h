@@ -6,6 +6,7 @@
 #include "signals.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct child_spec {
     char **argv;
@@ -13,6 +14,9 @@ struct child_spec {
     const struct inherited_signals *sig;
     const struct caps_plan *caps;
     bool no_new_privs;
+    /* Called in nccl-init right after the fork, with the child's pid. */
+    void (*started)(pid_t pid, void *ctx);
+    void *ctx;
 };
 
 /* Forks, execs, forwards signals to the child's process group, reaps every

@@ -182,31 +182,49 @@ static size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-static const char *known_at(const struct known_names *k, size_t i)
+/* The known names without their "NCCL_", from the library's list or the
+ * built-in one. */
+static const char **known_suffixes(const struct known_names *k, size_t *n)
 {
-    return k && k->names ? k->names[i] : nccl_params[i].name;
+    size_t cap = 0;
+    const char **v = NULL;
+    *n = 0;
+    if (k && k->names) {
+        for (size_t i = 0; i < k->n; i++) {
+            grow((void **)&v, &cap, *n + 1, sizeof *v);
+            v[(*n)++] = k->names[i] + 5;
+        }
+    } else {
+        for (const char *p = nccl_names; *p; p += strlen(p) + 1) {
+            grow((void **)&v, &cap, *n + 1, sizeof *v);
+            v[(*n)++] = p + 1;
+        }
+    }
+    return v;
 }
 
 /* "did you mean A, B?": the known names at the smallest edit distance, if
  * that distance is small for the name's length. */
 static void suggest(const struct entry *e, const struct known_names *k, struct diag *d)
 {
-    size_t count = k && k->names ? k->n : nccl_params_count;
+    size_t count;
+    const char **names = known_suffixes(k, &count);
     size_t best = strlen(e->key) / 3;
     if (best < 2)
         best = 2;
     for (size_t i = 0; i < count; i++) {
-        size_t dist = edit_distance(e->key, known_at(k, i));
+        size_t dist = edit_distance(e->key + 5, names[i]);
         if (dist < best)
             best = dist;
     }
     struct buf b = { 0 };
     int shown = 0;
     for (size_t i = 0; i < count && shown < 3; i++)
-        if (edit_distance(e->key, known_at(k, i)) == best) {
-            buf_printf(&b, "%s%s", shown ? ", " : "; did you mean ", known_at(k, i));
+        if (edit_distance(e->key + 5, names[i]) == best) {
+            buf_printf(&b, "%sNCCL_%s", shown ? ", " : "; did you mean ", names[i]);
             shown++;
         }
+    free(names);
     diag(d, DIAG_WARNING, e->file, e->line, "unknown NCCL variable %s%s%s", e->key,
          b.data ? b.data : "", shown ? "?" : "");
     buf_free(&b);
@@ -225,10 +243,10 @@ void validate_entry(const struct entry *e, const struct known_names *k, int sev,
         suggest(e, k, d);
         return;
     }
-    const struct nccl_param *p = nccl_param_find(e->key);
-    if (!p || !*e->value)
+    int rule = nccl_param_rule(e->key);
+    if (rule < 0 || !*e->value)
         return; /* a name only the given library knows; or empty: NCCL's default */
-    const struct value_rule *r = &value_rules[p->rule];
+    const struct value_rule *r = &value_rules[rule];
     switch (r->kind) {
     case V_INT:
         check_int(e, r, sev, d);

@@ -151,11 +151,22 @@ static void names(void **state)
 static void table_is_sorted_and_complete(void **state)
 {
     (void)state;
-    assert_int_equal(nccl_params_count, 187);
-    for (size_t i = 1; i < nccl_params_count; i++)
-        assert_true(strcmp(nccl_params[i - 1].name, nccl_params[i].name) < 0);
+    size_t n = 0;
+    const char *prev = NULL;
+    for (const char *p = nccl_names; *p; p += strlen(p) + 1, n++) {
+        assert_in_range((unsigned char)p[0], 1, R_SUBSYS + 1);
+        if (prev)
+            assert_true(strcmp(prev + 1, p + 1) < 0);
+        prev = p;
+    }
+    assert_int_equal(n, 187);
+    assert_int_equal(nccl_param_rule("NCCL_PROTO"), R_PROTO);
+    assert_int_equal(nccl_param_rule("NCCL_WORK_FIFO_BYTES"), R_INT);
+    assert_int_equal(nccl_param_rule("NCCL_ALGO"), R_ALGO);
+    assert_int_equal(nccl_param_rule("NCCL_NOPE"), -1);
+    assert_int_equal(nccl_param_rule("PROTO"), -1);
     for (size_t i = 0; i < noop_rules_count; i++)
-        assert_non_null(nccl_param_find(noop_rules[i].key));
+        assert_true(nccl_param_rule(noop_rules[i].key) >= 0);
 }
 
 static unsigned set_warnings(const char *text, char **out)

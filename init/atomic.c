@@ -1,0 +1,130 @@
+#include "atomic.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TARGET (4 << 20)
+
+/* Opens the directory of path and returns the last component in *name. */
+static int open_dir(const char *path, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    *name = slash ? slash + 1 : path;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int e = errno;
+    free(dir);
+    return fd < 0 ? -e : fd;
+}
+
+int read_target(const char *path, char **data, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENOENT) {
+            *data = xstrdup("");
+            *len = 0;
+            return 0;
+        }
+        return -errno;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    close(fd);
+    return read_file(path, MAX_TARGET, data, len);
+}
+
+int atomic_write(const char *path, const char *data, size_t len, const char **step)
+{
+    const char *name;
+    *step = "open directory";
+    int dfd = open_dir(path, &name);
+    if (dfd < 0)
+        return dfd;
+
+    struct stat st;
+    *step = "check target";
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISLNK(st.st_mode)) {
+            close(dfd);
+            return -ELOOP;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            close(dfd);
+            return -EINVAL;
+        }
+        /* Unchanged: no write, no fsync, so a restart costs nothing. */
+        char *old;
+        size_t oldlen;
+        if ((size_t)st.st_size == len && read_target(path, &old, &oldlen) == 0) {
+            int same = oldlen == len && memcmp(old, data, len) == 0;
+            free(old);
+            if (same) {
+                close(dfd);
+                return 1;
+            }
+        }
+    }
+
+    char tmp[64 + 256];
+    struct buf t = BUF_FIXED(tmp);
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        t.len = 0;
+        buf_printf(&t, ".%.*s.nccl-init-%d-%lx", 200, name, (int)getpid(),
+                   (unsigned long)(ts.tv_nsec ^ (attempt * 7919L)));
+        *step = "create temporary file";
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) {
+            int e = errno;
+            close(dfd);
+            return -e;
+        }
+    }
+    if (fd < 0) {
+        close(dfd);
+        return -EEXIST;
+    }
+    int r = 0;
+    /* 0644 whatever the umask: these files are read by every user. */
+    if (fchmod(fd, 0644) < 0) {
+        *step = "chmod";
+        r = -errno;
+    }
+    if (!r && (r = write_all(fd, data, len)) < 0)
+        *step = "write";
+    if (!r && fsync(fd) < 0) {
+        *step = "fsync";
+        r = -errno;
+    }
+    if (close(fd) < 0 && !r) {
+        *step = "close";
+        r = -errno;
+    }
+    if (!r && renameat(dfd, tmp, dfd, name) < 0) {
+        *step = "rename";
+        r = -errno;
+    }
+    if (r < 0) {
+        unlinkat(dfd, tmp, 0);
+    } else if (fsync(dfd) < 0 && errno != EINVAL) {
+        /* The new file is in place; only its durability is in doubt. */
+        *step = "fsync directory";
+        r = -errno;
+    }
+    close(dfd);
+    return r;
+}

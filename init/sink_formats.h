@@ -1,0 +1,26 @@
+/* The text of each sink's managed block, from the resolved set. Pure
+ * functions: render prints them, sinks write them. */
+#ifndef NCCL_INIT_SINK_FORMATS_H
+#define NCCL_INIT_SINK_FORMATS_H
+
+#include "envset.h"
+#include "util.h"
+
+/* Calls skip(key, why) for each value a format cannot carry exactly; such a
+ * value is left out of that sink, never written wrong. */
+typedef void skip_fn(const char *sink, const char *key, const char *why);
+
+/* pam_env syntax for /etc/environment. */
+void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip);
+/* NCCL's nccl.conf: KEY=VALUE, NCCL_* keys only. */
+void format_nccl_conf(struct buf *b, const struct envset *s, skip_fn *skip);
+/* The record's env-file: every carried variable. */
+void format_env_file(struct buf *b, const struct envset *s, skip_fn *skip);
+/* The Python site hook; chain, when not NULL, is a shadowed sitecustomize
+ * to run afterwards. */
+void format_python(struct buf *b, const struct envset *s, const char *chain, skip_fn *skip);
+
+/* Does the variable belong to the resolved set that the sinks carry? */
+bool sink_carries(const struct var *v);
+
+#endif

@@ -1,0 +1,54 @@
+/* The channels that carry the resolved set beyond the child's environment:
+ * /etc/environment, the Python site hook, NCCL's conf file, and a record
+ * under /run/nccl-init for verify and for people. */
+#ifndef NCCL_INIT_SINKS_H
+#define NCCL_INIT_SINKS_H
+
+#include "envset.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum {
+    SINK_ETC_ENVIRONMENT = 1,
+    SINK_PYTHON = 2,
+    SINK_NCCL_CONF = 4,
+    SINK_RECORD = 8,
+    SINK_ALL = 15,
+};
+
+struct sink_result {
+    const char *sink;
+    char *path;
+    const char *outcome; /* "written", "unchanged", "failed" */
+    char *reason;        /* for failures, and notes */
+};
+
+struct sink_report {
+    struct sink_result *v;
+    size_t n, cap;
+    unsigned failures;
+};
+
+struct sink_options {
+    unsigned mask;
+    const char *root;                /* NULL: / */
+    const char *const *interpreters; /* --python paths and COMMAND */
+    size_t ninterpreters;
+};
+
+/* "etc-environment,python", "all", "none" -> mask; a bad name exits 2. */
+unsigned sinks_parse(const char *list);
+
+/* Writes every sink in o->mask but the record's pid; failures are logged as
+ * one warning each and counted in r->failures. */
+void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s);
+
+/* Before the start: /run/nccl-init/profile.env, the resolved set. */
+void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s);
+/* After the fork: /run/nccl-init/state.json, with every sink's outcome and
+ * the child's pid. */
+void record_state(struct sink_report *r, const struct sink_options *o, const struct envset *s,
+                  pid_t child);
+
+#endif
