@@ -94,11 +94,18 @@ if [[ -x $TINI ]]; then
 else
 	echo "note: $TINI not installed; timing without it"
 fi
-cmds+=(:: nccl-init "$PWD/$INIT" -q --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE")
+# "nccl-init": the init itself, no sinks (the start-up budget). "+sinks": the
+# sinks written under a private --root, as on every container restart after
+# the first (each file is already up to date, so nothing is rewritten). The
+# benchmark never writes the machine's own /etc.
+SINK_ROOT=$PWD/build/bench/root
+mkdir -p "$SINK_ROOT/etc" "$SINK_ROOT/run"
+cmds+=(:: nccl-init "$PWD/$INIT" -q --sinks none --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE")
+cmds+=(:: +sinks "$PWD/$INIT" -q --root "$SINK_ROOT" --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE")
 
 # Sanity: nccl-init must accept the profile and run the command, or the
 # timing is meaningless. -q keeps warnings; the timed runs send them to /dev/null.
-if ! err=$("$INIT" -q --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE" 2>&1 >/dev/null); then
+if ! err=$("$INIT" -q --root "$SINK_ROOT" --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE" 2>&1 >/dev/null); then
 	echo "bench-startup: $INIT -p $PROFILE -- $TRUE failed:" >&2
 	echo "$err" >&2
 	exit 1

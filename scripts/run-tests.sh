@@ -39,14 +39,16 @@ for t in "$@"; do
     fi
 done
 
+# Run mode writes its sinks to real paths (/etc, the Python stdlib, /run):
+# the suites run in a private mount namespace over copy-on-write copies.
 suites=(tests/*.bats)
 echo "# bats: release binary build/nccl-init"
-count_tap < <(NCCL_INIT_BIN="$PWD/build/nccl-init" bats --tap "${suites[@]}" 2>&1)
+count_tap < <(NCCL_INIT_BIN="$PWD/build/nccl-init" scripts/sandbox.sh bats --tap "${suites[@]}" 2>&1)
 
 # The same suites under ASan+UBSan (its options are built in, so that they
 # survive the tests' env -i).
 echo "# bats: sanitizer build build/san/nccl-init"
-count_tap < <(NCCL_INIT_BIN="$PWD/build/san/nccl-init" bats --tap "${suites[@]}" 2>&1)
+count_tap < <(NCCL_INIT_BIN="$PWD/build/san/nccl-init" scripts/sandbox.sh bats --tap "${suites[@]}" 2>&1)
 
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"

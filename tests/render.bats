@@ -97,7 +97,7 @@ print("ok")' "$output"
 @test "usage errors exit 2 with one message" {
     run --separate-stderr "$NI" render --format yaml
     assert_failure 2
-    assert_equal "$stderr" "nccl-init: error: --format yaml: expected env or json"
+    assert_equal "$stderr" "nccl-init: error: --format yaml: expected env, json, etc-environment, python or nccl-conf"
     run --separate-stderr "$NI" render --bogus
     assert_failure 2
     assert_equal "$stderr" "nccl-init: error: unknown option '--bogus' (see --help)"

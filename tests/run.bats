@@ -153,7 +153,7 @@ teardown() {
 @test "as PID 1 of a new PID namespace" {
     command -v unshare >/dev/null || skip "no unshare"
     unshare --pid --fork --mount-proc true 2>/dev/null || skip "no PID namespaces here"
-    run --separate-stderr unshare --pid --fork --mount-proc "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -q -- \
+    run --separate-stderr unshare --pid --fork --mount-proc "$NI" --sinks none --profile-dir "$PROFILES" -p pcie-8gpu -q -- \
         sh -c 'echo "init=$(cat /proc/1/comm) me=$$ proto=$NCCL_PROTO"; exit 9'
     assert_failure 9
     assert_output "init=nccl-init me=2 proto=LL"

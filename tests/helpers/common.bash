@@ -1,5 +1,12 @@
 # Shared by the bats files: which binary, where the profiles are.
 bats_require_minimum_version 1.5.0
+
+# Run mode writes /etc/environment, the Python stdlib and /run/nccl-init:
+# never outside the sandbox of scripts/sandbox.sh (make test).
+if [ "${NCCL_INIT_SANDBOX:-}" != 1 ]; then
+    echo "run these tests with 'make test' or under scripts/sandbox.sh: they write /etc" >&2
+    exit 1
+fi
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
