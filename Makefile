@@ -21,14 +21,16 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 MUSL_CC := musl-gcc
 REL_CFLAGS := $(STD) $(WARN) -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
 	-fno-stack-protector -DNCCL_INIT_ARENA -I$(CAPDIR)/include
-REL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,norelro -Wl,-z,noseparate-code -Wl,--build-id=none -s
+REL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,norelro -Wl,-z,noseparate-code \
+	-Wl,-z,common-page-size=64 -Wl,--build-id=none -s
 
 SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
 # Debian packages: build, tests, benchmarks.
 DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-support bats-assert \
-	python3 python3-venv strace util-linux procps libcap2-bin tini dumb-init catatonit clang \
+	python3 python3-venv strace util-linux procps libcap2-bin openssh-server openssh-client \
+	tini dumb-init catatonit clang \
 	libclang-rt-14-dev file
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
 

@@ -210,9 +210,12 @@ static void from_interpreter(struct python_homes *out, const char *path, const c
         free(home);
         free(version);
     } else {
+        /* <prefix>/bin/python3.X, once links are followed */
         char *real = follow(full);
-        const char *v = version_of(strrchr(real, '/') + 1);
-        char *prefix = path_join(real, "../..");
+        char *slash = strrchr(real, '/');
+        const char *v = version_of(slash + 1);
+        *slash = '\0';
+        char *prefix = path_join(*real ? real : "/", "..");
         if (v)
             add(out, "", prefix, v);
         else

@@ -123,13 +123,16 @@ static void write_simple(struct sink_report *r, const char *sink, const char *pa
 static char *shadowed(const struct python_home *h)
 {
     size_t plen = h->prefix_len;
-    struct buf c[3] = { { 0 }, { 0 }, { 0 } };
+    struct buf c[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
     buf_printf(&c[0], "%s/site-packages/sitecustomize.py", h->stdlib);
+    /* Debian's site.py: local/lib/python3.X/dist-packages, lib/python3/
+     * dist-packages, lib/python3.X/dist-packages */
     buf_printf(&c[1], "%.*s/local/lib/python%s/dist-packages/sitecustomize.py", (int)plen,
                h->stdlib, h->version);
     buf_printf(&c[2], "%.*s/lib/python3/dist-packages/sitecustomize.py", (int)plen, h->stdlib);
+    buf_printf(&c[3], "%s/dist-packages/sitecustomize.py", h->stdlib);
     char *found = NULL;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         struct stat st;
         if (!found && stat(c[i].data, &st) == 0 && S_ISREG(st.st_mode))
             found = xstrdup(c[i].data);

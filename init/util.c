@@ -392,5 +392,33 @@ char *path_join(const char *a, const char *b)
     if (!(la == 1 && a[0] == '/'))
         buf_add(&r, "/", 1);
     buf_str(&r, b);
-    return r.data;
+    /* Collapse in place; base is where the first component starts. */
+    char *s = r.data, *w = s;
+    size_t base = *s == '/';
+    w += base;
+    for (char *p = s + base; *p;) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        char *prev = w;
+        while (prev > s + base && prev[-1] != '/')
+            prev--; /* start of the last component written */
+        bool last_is_dotdot = w - prev == 2 && prev[0] == '.' && prev[1] == '.';
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* nothing */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.' && (w > s + base || base) &&
+                   !last_is_dotdot) {
+            w = prev > s + base ? prev - 1 : s + base; /* drop it (at / there is none) */
+        } else {
+            if (w > s + base)
+                *w++ = '/';
+            memmove(w, p, n);
+            w += n;
+        }
+        p += n;
+    }
+    if (w == s)
+        *w++ = '.';
+    *w = '\0';
+    return s;
 }

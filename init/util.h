@@ -59,7 +59,8 @@ bool utf8_valid(const char *s, size_t n);
  * written as U+FFFD so that the document stays valid. */
 void json_string(struct buf *b, const char *s);
 
-/* Joins a and b with exactly one '/' between them. */
+/* Joins a and b with exactly one '/' between them, then drops "." and
+ * "dir/.." components (lexically: for paths whose links were followed). */
 char *path_join(const char *a, const char *b);
 
 #endif

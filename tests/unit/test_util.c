@@ -108,6 +108,22 @@ static void utf8_and_paths(void **state)
     p = path_join("/", "etc");
     assert_string_equal(p, "/etc");
     free(p);
+    const char *cases[][3] = {
+        { "/usr/bin", "..", "/usr" },
+        { "/opt/p/bin/", "../lib/./python3.11", "/opt/p/lib/python3.11" },
+        { "/", "..", "/" },
+        { "/a", "../../b", "/b" },
+        { "rel/dir", "../x", "rel/x" },
+        { "..", "../x", "../../x" },
+        { "a", "..", "." },
+        { "/a//b", "c//d/", "/a/b/c/d" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        p = path_join(cases[i][0], cases[i][1]);
+        if (strcmp(p, cases[i][2]) != 0)
+            fail_msg("path_join(%s, %s) = %s, want %s", cases[i][0], cases[i][1], p, cases[i][2]);
+        free(p);
+    }
     static const char hay[] = "abcabd";
     assert_ptr_equal(find_bytes(hay, 6, "abd", 3), hay + 3);
     assert_null(find_bytes(hay, 6, "abe", 3));
