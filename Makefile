@@ -4,7 +4,7 @@
 #   make deps       install every Debian package the build and tests need
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
 #   make demo       build and run a command under the bundled pcie-8gpu profile
-#   make bench      benchmark scripts (size, start-up overhead)
+#   make bench      benchmarks: size, start-up overhead, the Python hook's cost
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
 
 SHELL := /bin/bash
@@ -86,6 +86,8 @@ demo: $(BUILD)/nccl-init
 
 bench: $(BUILD)/nccl-init
 	@scripts/bench-startup.sh
+	@echo
+	@scripts/bench-python-hook.sh
 
 FUZZ_SECONDS ?= 600
 $(BUILD)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Benchmark: what the Python site hook costs each interpreter start.
+#
+# Three copies of Debian's python3 in prefix layout under build/bench/ (the
+# binary copied, the stdlib a farm of links, without Debian's own
+# sitecustomize), started in one interleaved run:
+#   none      no sitecustomize at all (the anchor)
+#   hook      nccl-init's hook, byte-compiled by nccl-init
+#   hook-nopyc the same hook with no cached .pyc and none written
+#             (PYTHONDONTWRITEBYTECODE), as for a user who cannot write the
+#             stdlib's __pycache__
+# nccl-init writes the hooks with --root pointing at an empty directory, so
+# the machine's own stdlib is never touched.
+#
+#   BENCH_ROUNDS (default 400), BENCH_WARMUP (default 20)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+ROUNDS=${BENCH_ROUNDS:-400}
+WARMUP=${BENCH_WARMUP:-20}
+PY=/usr/bin/python3
+NI=$PWD/build/nccl-init
+DIR=$PWD/build/bench/python
+TIMER=build/bench/spawn-timer
+PYV=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+STDLIB=/usr/lib/python$PYV
+
+[[ -x $TIMER && ! scripts/bench/spawn-timer.c -nt $TIMER ]] ||
+    { mkdir -p build/bench && gcc -O2 -Wall -Wextra -o "$TIMER" scripts/bench/spawn-timer.c; }
+
+make_prefix() {
+    local p=$1
+    rm -rf "$p"
+    mkdir -p "$p/bin" "$p/lib/python$PYV/__pycache__"
+    cp "$(readlink -f "$PY")" "$p/bin/python$PYV"
+    for f in "$STDLIB"/*; do
+        case ${f##*/} in sitecustomize.py | __pycache__ | site-packages | dist-packages) continue ;; esac
+        ln -s "$f" "$p/lib/python$PYV/${f##*/}"
+    done
+}
+
+for v in none hook hook-nopyc; do make_prefix "$DIR/$v"; done
+mkdir -p "$DIR/empty-root"
+for v in hook hook-nopyc; do
+    "$NI" -q --root "$DIR/empty-root" --sinks python --profile-dir profiles -p pcie-8gpu \
+        --python "$DIR/$v/bin/python$PYV" -- true 2>/dev/null
+done
+[ -s "$DIR/hook/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc" ] ||
+    { echo "bench-python-hook: nccl-init did not byte-compile the hook" >&2; exit 1; }
+for v in hook hook-nopyc; do
+    out=$(env -i "$DIR/$v/bin/python$PYV" -c 'import os; print(os.environ.get("NCCL_PROTO"))')
+    [ "$out" = LL ] || { echo "bench-python-hook: the $v interpreter does not apply the hook" >&2; exit 1; }
+done
+# No cached .pyc for the hook, and none written during the run
+# (PYTHONDONTWRITEBYTECODE: root ignores a read-only __pycache__).
+rm -f "$DIR/hook-nopyc/lib/python$PYV/__pycache__/sitecustomize".*
+
+echo "== Python start-up with and without the nccl-init hook =="
+echo "machine: $(nproc) CPUs, $(uname -r); $(date -u '+%Y-%m-%d %H:%M UTC'); shared and noisy"
+echo "python:  $("$PY" --version) (a copy in prefix layout, without Debian's sitecustomize)"
+echo "runs:    $ROUNDS interleaved rounds (+$WARMUP warm-up) of 'python -c pass' with an empty"
+echo "         environment and PYTHONDONTWRITEBYTECODE=1; hook-nopyc has no cached .pyc for"
+echo "         the hook, as for a user who cannot write the stdlib's __pycache__"
+echo
+cmds=()
+for v in none hook hook-nopyc; do
+    cmds+=(:: "$v" /usr/bin/env -i PYTHONDONTWRITEBYTECODE=1 "$DIR/$v/bin/python$PYV" -c pass)
+done
+results=$("$TIMER" "$ROUNDS" "$WARMUP" "${cmds[@]}")
+awk '
+    { label[NR] = $1; med[$1] = $4 / 1000; p90[$1] = $5 / 1000; mn[$1] = $3 / 1000 }
+    END {
+        base = med["none"]
+        printf "%-11s %10s %11s %10s %13s %8s\n", "python", "min µs", "median µs", "p90 µs", "cost µs", "ratio"
+        for (i = 1; i <= NR; i++) {
+            l = label[i]
+            printf "%-11s %9.1f %10.1f %9.1f %12s %7.3fx\n", l, mn[l], med[l], p90[l], \
+                (l == "none" ? "(anchor)" : sprintf("%+.1f", med[l] - base)), med[l] / base
+        }
+        printf "\nverdict: hook with .pyc costs <= 0.2 ms: %s (%+.1f µs, %.3fx)\n", \
+            (med["hook"] - base <= 200 ? "PASS" : "FAIL"), med["hook"] - base, med["hook"] / base
+    }' <<<"$results"
