@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# The nccl-conf sink read by the real libnccl: a process with a scrubbed
+# environment loads libnccl.so.2 and NCCL itself applies /etc/nccl.conf.
+# NCCL reads its conf files in its one-time init (ncclGetUniqueId here),
+# which needs no GPU.
+
+load helpers/common
+
+setup() {
+    LIB=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
+    [ -r "$LIB" ] || skip "no libnccl.so.2 on this machine"
+    [ "$(id -u)" = 0 ] || skip "writes /etc/nccl.conf (copy-on-write in the sandbox)"
+    PROBE="$BATS_TEST_DIRNAME/helpers/nccl-conf-probe.py"
+    TMP=$(mktemp -d)
+    rm -f /etc/nccl.conf
+}
+
+teardown() {
+    rm -rf "$TMP" /etc/nccl.conf
+}
+
+@test "NCCL applies /etc/nccl.conf in a process whose environment was scrubbed" {
+    run env -i /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO
+    assert_output $'NCCL_PROTO unset\nNCCL_ALGO unset'
+    run --separate-stderr "$NI" -q --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    digest=$("$NI" render -q --profile-dir "$PROFILES" -p pcie-8gpu | sed -n 's/^NCCL_INIT_DIGEST=//p')
+    run env -i /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO NCCL_P2P_LEVEL \
+        NCCL_MAX_NCHANNELS NCCL_BUFFSIZE NCCL_NTHREADS NCCL_INIT_DIGEST
+    assert_success
+    assert_output "NCCL_PROTO=LL
+NCCL_ALGO=Ring
+NCCL_P2P_LEVEL=SYS
+NCCL_MAX_NCHANNELS=16
+NCCL_BUFFSIZE=16777216
+NCCL_NTHREADS=512
+NCCL_INIT_DIGEST=$digest"
+}
+
+@test "a value the process was given still wins over the file" {
+    "$NI" -q --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- true 2>/dev/null
+    run env -i NCCL_PROTO=Simple /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO
+    assert_output $'NCCL_PROTO=Simple\nNCCL_ALGO=Ring'
+}
+
+@test "with NCCL_CONF_FILE set, that file is written and NCCL reads it" {
+    run --separate-stderr env NCCL_CONF_FILE="$TMP/nccl.conf" "$NI" --sinks nccl-conf \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    [[ "$stderr" == *"NCCL_CONF_FILE is set: writing the nccl.conf block to $TMP/nccl.conf"* ]]
+    [ ! -e /etc/nccl.conf ]
+    run env -i NCCL_CONF_FILE="$TMP/nccl.conf" /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO
+    assert_output NCCL_PROTO=LL
+}
