@@ -54,7 +54,7 @@ $(DEPS_STAMP):
 $(CAPDIR)/lib/libcap.a: scripts/libcap-musl.sh | $(DEPS_STAMP)
 	sh scripts/libcap-musl.sh $(CAPDIR)
 
-$(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a | $(DEPS_STAMP)
+$(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
 	$(MUSL_CC) $(REL_CFLAGS) -o $@ $(SRCS) $(REL_LDFLAGS) -L$(CAPDIR)/lib -lcap
 	@file $@ | grep -q 'statically linked' || { echo "$@ is not static" >&2; exit 1; }
 	@echo "$@: $$(stat -c %s $@) bytes"
