@@ -82,7 +82,7 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
     uint64_t have = 0;
     cap_t cur = cap_get_proc();
     if (!cur)
-        die(EXIT_USAGE, "cannot read capabilities: %s", strerror(errno));
+        die(EXIT_USAGE, "cannot read capabilities: %s", errstr(errno));
     for (unsigned c = 0; c < cap_count(); c++) {
         cap_flag_value_t f = CAP_CLEAR;
         if (cap_get_flag(cur, (cap_value_t)c, CAP_PERMITTED, &f) == 0 && f == CAP_SET)
@@ -114,7 +114,7 @@ int caps_apply(const struct caps_plan *p)
         if (cap_drop_bound((cap_value_t)c) < 0) {
             if (errno != EPERM) {
                 log_error("cannot drop capability %u from the bounding set: %s", c,
-                          strerror(errno));
+                          errstr(errno));
                 return -1;
             }
             bound_failed = true;
@@ -127,7 +127,7 @@ int caps_apply(const struct caps_plan *p)
         log_warn("cannot shrink the bounding set without CAP_SETPCAP; setting no_new_privs "
                  "instead");
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-            log_error("cannot set no_new_privs: %s", strerror(errno));
+            log_error("cannot set no_new_privs: %s", errstr(errno));
             return -1;
         }
     }
@@ -145,19 +145,19 @@ int caps_apply(const struct caps_plan *p)
     int r = cap_set_proc(c);
     cap_free(c);
     if (r < 0) {
-        log_error("cannot set capabilities: %s", strerror(errno));
+        log_error("cannot set capabilities: %s", errstr(errno));
         return -1;
     }
     /* Ambient capabilities survive exec of a non-setuid program by a
      * non-root user; without them a dropped-to-user child would lose what
      * --cap-add kept. */
     if (cap_reset_ambient() < 0 && errno != EINVAL) {
-        log_error("cannot reset ambient capabilities: %s", strerror(errno));
+        log_error("cannot reset ambient capabilities: %s", errstr(errno));
         return -1;
     }
     for (unsigned v = 0; v < cap_count(); v++)
         if ((p->keep & BIT(v)) && cap_set_ambient((cap_value_t)v, CAP_SET) < 0) {
-            log_error("cannot raise ambient capability %u: %s", v, strerror(errno));
+            log_error("cannot raise ambient capability %u: %s", v, errstr(errno));
             return -1;
         }
     return 0;

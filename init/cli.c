@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "log.h"
+#include "signals.h"
 #include "sinks.h"
 #include "util.h"
 
@@ -21,7 +22,8 @@ static const char *const verbs[] = {
 
 enum {
     O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
-    O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
+    O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_SIGNAL_CHILD, O_REWRITE, O_GRACE,
+    O_KILL_EXIT_CODE, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 };
 
 #define RUN (1 << VERB_RUN)
@@ -49,6 +51,10 @@ static const struct optdef {
     { "sinks", 0, O_SINKS, 1, RUN },
     { "strict", 0, O_STRICT, 0, RUN },
     { "python", 0, O_PYTHON, 1, RUN },
+    { "signal-child", 0, O_SIGNAL_CHILD, 0, RUN },
+    { "rewrite", 0, O_REWRITE, 1, RUN },
+    { "grace", 0, O_GRACE, 1, RUN },
+    { "kill-exit-code", 0, O_KILL_EXIT_CODE, 1, RUN },
     { "verbose", 'v', O_VERBOSE, 0, ANY },
     { "quiet", 'q', O_QUIET, 0, ANY },
     { "help", 'h', O_HELP, 0, ANY },
@@ -76,6 +82,35 @@ static void profiles_from_env(struct options *o, const char *s)
     }
 }
 
+/* --rewrite FROM:TO; TO 0 drops FROM. */
+static void parse_rewrite(struct options *o, const char *arg)
+{
+    const char *colon = strchr(arg, ':');
+    char *from = colon ? xstrndup(arg, (size_t)(colon - arg)) : NULL;
+    int f = from ? signal_parse(from) : -1, t = colon ? signal_parse(colon + 1) : -1;
+    free(from);
+    if (f <= 0 || t < 0 || f == SIGKILL || f == SIGSTOP || f == SIGCHLD)
+        die(EXIT_USAGE, "--rewrite %s: expected FROM:TO, signal names or numbers (TO 0 drops; "
+                        "KILL, STOP and CHLD cannot be rewritten)", arg);
+    o->stop.rewrite[f] = (signed char)t;
+}
+
+/* "8", "0.5", "2.25" seconds -> milliseconds. */
+static unsigned parse_seconds(const char *arg)
+{
+    unsigned long long ms = 0;
+    const char *s = arg;
+    for (; *s >= '0' && *s <= '9' && ms < 100000000; s++)
+        ms = ms * 10 + (unsigned)(*s - '0');
+    ms *= 1000;
+    if (*s == '.')
+        for (unsigned scale = 100; *++s >= '0' && *s <= '9'; scale /= 10)
+            ms += (unsigned)(*s - '0') * scale;
+    if (*s || s == arg || ms > 86400000ULL)
+        die(EXIT_USAGE, "--grace %s: expected seconds, up to 86400", arg);
+    return (unsigned)ms;
+}
+
 static void apply(struct options *o, const struct optdef *d, const char *arg, const char *as)
 {
     if (!(d->verbs & (1u << o->verb)))
@@ -100,6 +135,16 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
     case O_SINKS: o->sinks = sinks_parse(arg); break;
     case O_STRICT: o->strict = true; break;
     case O_PYTHON: push(&o->python, &o->npython, arg); break;
+    case O_SIGNAL_CHILD: o->stop.signal_child = true; break;
+    case O_REWRITE: parse_rewrite(o, arg); break;
+    case O_GRACE: o->stop.grace_ms = parse_seconds(arg); break;
+    case O_KILL_EXIT_CODE: {
+        long long n;
+        if (!parse_c_integer(arg, &n) || strspn(arg, "0123456789") != strlen(arg) || n > 255)
+            die(EXIT_USAGE, "--kill-exit-code %s: expected 0..255", arg);
+        o->stop.kill_exit_code = (int)n;
+        break;
+    }
     case O_VERBOSE: if (log_level < LOG_DEBUG) log_level++; break;
     case O_QUIET: if (log_level > LOG_ERROR) log_level--; break;
     case O_HELP: o->verb = VERB_HELP; break;
@@ -127,6 +172,7 @@ void cli_parse(int argc, char **argv, struct options *o)
 {
     memset(o, 0, sizeof *o);
     o->sinks = SINK_ALL;
+    stop_policy_init(&o->stop);
     int i = 1;
     /* A verb only when it is exactly the first argument: anything else,
      * including a command called "check" after an option or after "--",
@@ -238,6 +284,10 @@ void cli_usage(void)
           "                           (default all)\n"
           "      --strict             a sink that cannot be written: exit 2, start nothing\n"
           "      --python PATH        also hook this interpreter's stdlib (repeatable)\n"
+          "      --grace SECONDS      how long a stop waits before SIGKILL (default 8)\n"
+          "      --signal-child       forward signals to the child, not its process group\n"
+          "      --rewrite FROM:TO    forward signal FROM as TO (TO 0: drop it)\n"
+          "      --kill-exit-code N   exit N when stragglers had to be killed\n"
           "      --enforce            profile values win over the environment\n"
           "      --nccl-lib PATH      take known NCCL_* names from this libnccl.so\n"
           "      --cap-drop LIST      drop capabilities (docker names, ALL) from the child\n"

@@ -2,6 +2,8 @@
 #ifndef NCCL_INIT_CLI_H
 #define NCCL_INIT_CLI_H
 
+#include "supervise.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,6 +25,7 @@ struct options {
     bool strict;    /* a sink that cannot be written stops the start */
     const char **python; /* --python interpreters */
     size_t npython;
+    struct stop_policy stop; /* --signal-child, --rewrite, --grace, --kill-exit-code */
     char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME...; NULL-terminated */
     size_t noperands;
 };

@@ -62,7 +62,7 @@ int cmd_render(const struct options *o)
         block_wrap(&b, body.data ? body.data : ""); /* exactly what the sink writes */
     int w = write_all(STDOUT_FILENO, b.data ? b.data : "", b.len);
     if (w < 0)
-        die(1, "writing to stdout: %s", strerror(-w));
+        die(1, "writing to stdout: %s", errstr(-w));
     return 0;
 }
 
@@ -115,5 +115,5 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
         .started = started,
         .ctx = &st,
     };
-    return supervise(&c);
+    return supervise(&c, &o->stop);
 }

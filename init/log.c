@@ -47,6 +47,37 @@ void die(int code, const char *fmt, ...)
     exit(code);
 }
 
+static const struct {
+    unsigned char err;
+    char text[27];
+} errors[] = {
+    { EPERM, "Operation not permitted" },   { ENOENT, "No such file or directory" },
+    { ESRCH, "No such process" },           { EINTR, "Interrupted system call" },
+    { EIO, "I/O error" },                   { E2BIG, "Argument list too long" },
+    { ENOEXEC, "Exec format error" },       { EBADF, "Bad file descriptor" },
+    { ECHILD, "No child process" },         { EAGAIN, "Try again" },
+    { ENOMEM, "Out of memory" },            { EACCES, "Permission denied" },
+    { EFAULT, "Bad address" },              { EBUSY, "Resource busy" },
+    { EEXIST, "File exists" },              { EXDEV, "Cross-device link" },
+    { ENOTDIR, "Not a directory" },         { EISDIR, "Is a directory" },
+    { EINVAL, "Invalid argument" },         { EMFILE, "Too many open files" },
+    { ETXTBSY, "Text file busy" },          { EFBIG, "File too large" },
+    { ENOSPC, "No space left on device" },  { EROFS, "Read-only file system" },
+    { ENAMETOOLONG, "Filename too long" },  { ELOOP, "Symbolic link loop" },
+    { EDQUOT, "Quota exceeded" },           { ENOSYS, "Function not implemented" },
+};
+
+const char *errstr(int err)
+{
+    static char other[24];
+    for (size_t i = 0; i < ARRAY_SIZE(errors); i++)
+        if (errors[i].err == err)
+            return errors[i].text;
+    struct buf b = BUF_FIXED(other);
+    buf_printf(&b, "error %d", err);
+    return other;
+}
+
 int log_level_parse(const char *s)
 {
     for (int i = 0; i < (int)(sizeof level_names / sizeof level_names[0]); i++)

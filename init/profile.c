@@ -194,7 +194,7 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
         if (r == -EFBIG)
             diag(d, DIAG_ERROR, p->path, 0, "profile is larger than %d bytes", PROFILE_MAX_SIZE);
         else
-            diag(d, DIAG_ERROR, p->path, 0, "cannot read profile: %s", strerror(-r));
+            diag(d, DIAG_ERROR, p->path, 0, "cannot read profile: %s", errstr(-r));
         return 1;
     }
     return profile_parse(p, p->text, len, d, check, ctx);

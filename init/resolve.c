@@ -20,7 +20,7 @@ unsigned resolve_profiles(struct resolved *r, const struct options *o, const cha
         int e = known_names_from_lib(&r->known, o->nccl_lib);
         if (e < 0)
             die(EXIT_USAGE, "--nccl-lib %s: %s", o->nccl_lib,
-                e == -ENOENT ? "no NCCL_* names in it" : strerror(-e));
+                e == -ENOENT ? "no NCCL_* names in it" : errstr(-e));
         log_debug("%zu NCCL_* names from %s", r->known.n, o->nccl_lib);
     }
     char *dir = cli_profile_dir(o);

@@ -1,6 +1,9 @@
 #include "signals.h"
 
+#include "util.h"
+
 #include <string.h>
+#include <strings.h>
 
 /* Faults stay deliverable: blocking a synchronous SIGSEGV makes the kernel
  * kill us anyway, only with less information. */
@@ -27,6 +30,37 @@ void signals_take_over(struct inherited_signals *s)
             sigaction(sig, &sa, NULL);
         }
     }
+}
+
+/* Linux's numbers on x86_64 and arm64, 1..31. */
+static const char signal_names[] = "HUP\0INT\0QUIT\0ILL\0TRAP\0ABRT\0BUS\0FPE\0KILL\0USR1\0SEGV\0"
+                                   "USR2\0PIPE\0ALRM\0TERM\0STKFLT\0CHLD\0CONT\0STOP\0TSTP\0"
+                                   "TTIN\0TTOU\0URG\0XCPU\0XFSZ\0VTALRM\0PROF\0WINCH\0IO\0PWR\0SYS";
+
+int signal_parse(const char *s)
+{
+    long long n;
+    if (strncasecmp(s, "SIG", 3) == 0)
+        s += 3;
+    if (*s >= '0' && *s <= '9')
+        return parse_c_integer(s, &n) && strspn(s, "0123456789") == strlen(s) && n < _NSIG
+                   ? (int)n
+                   : -1;
+    const char *name = signal_names;
+    for (int sig = 1; sig < 32; sig++, name += strlen(name) + 1)
+        if (strcasecmp(s, name) == 0)
+            return sig;
+    /* RTMIN+n, RTMAX-n */
+    int base = strncasecmp(s, "RTMIN", 5) == 0 ? SIGRTMIN : strncasecmp(s, "RTMAX", 5) == 0 ? SIGRTMAX : 0;
+    if (!base)
+        return -1;
+    s += 5;
+    if (!*s)
+        return base;
+    if ((*s != '+' && *s != '-') || !parse_c_integer(s + 1, &n) || strspn(s + 1, "0123456789") != strlen(s + 1))
+        return -1;
+    n = *s == '+' ? base + n : base - n;
+    return n >= SIGRTMIN && n <= SIGRTMAX ? (int)n : -1;
 }
 
 void signals_restore(const struct inherited_signals *s)

@@ -63,7 +63,7 @@ static void failed(struct sink_report *r, const char *sink, const char *path, co
 {
     struct buf why = { 0 };
     buf_printf(&why, "%s%s%s", step ? step : "", step ? ": " : "",
-               err == ELOOP ? "refusing to write through a symlink" : strerror(err));
+               err == ELOOP ? "refusing to write through a symlink" : errstr(err));
     log_warn("sink %s: %s: %s; skipped", sink, path, why.data);
     result(r, sink, path, "failed")->reason = why.data;
     r->failures++;

@@ -1,4 +1,5 @@
-/* Runs the command as a child and supervises it until it exits. */
+/* Runs the command as a child and supervises it as PID 1 should: forwards
+ * signals, reaps every zombie, and stops the whole tree gracefully. */
 #ifndef NCCL_INIT_SUPERVISE_H
 #define NCCL_INIT_SUPERVISE_H
 
@@ -19,9 +20,24 @@ struct child_spec {
     void *ctx;
 };
 
-/* Forks, execs, forwards signals to the child's process group, reaps every
- * zombie, and returns the exit code nccl-init should exit with: the
- * child's status, 128+N for a fatal signal N. */
-int supervise(const struct child_spec *c);
+/* Docker's stop timeout is 10 s, after which the runtime SIGKILLs PID 1
+ * and the kernel every process with it, mid-cleanup and without a word.
+ * Staying below it lets nccl-init do the killing itself, say so, and exit
+ * with the server's status. */
+#define DEFAULT_GRACE_MS 8000
+
+struct stop_policy {
+    bool signal_child;         /* forward to the child alone, not its group */
+    signed char rewrite[_NSIG]; /* -1: as is; 0: drop; else the signal to send */
+    unsigned grace_ms;         /* from the stop's start to SIGKILL */
+    int kill_exit_code;        /* exit code when stragglers were killed; -1: the child's */
+};
+
+void stop_policy_init(struct stop_policy *p);
+
+/* Forks and execs the child, then supervises until the tree is empty.
+ * Returns the exit code: the child's status, 128+N for a fatal signal N,
+ * or kill_exit_code when stragglers had to be killed. */
+int supervise(const struct child_spec *c, const struct stop_policy *p);
 
 #endif

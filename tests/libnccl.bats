@@ -2,7 +2,7 @@
 # The nccl-conf sink read by the real libnccl: a process with a scrubbed
 # environment loads libnccl.so.2 and NCCL itself applies /etc/nccl.conf.
 # NCCL reads its conf files in its one-time init (ncclGetUniqueId here),
-# which needs no GPU.
+# which needs no GPU. The probe runs with python3 -S: no site hook, only NCCL.
 
 load helpers/common
 
@@ -20,12 +20,12 @@ teardown() {
 }
 
 @test "NCCL applies /etc/nccl.conf in a process whose environment was scrubbed" {
-    run env -i /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO
+    run env -i /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO
     assert_output $'NCCL_PROTO unset\nNCCL_ALGO unset'
     run --separate-stderr "$NI" -q --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- true
     assert_success
     digest=$("$NI" render -q --profile-dir "$PROFILES" -p pcie-8gpu | sed -n 's/^NCCL_INIT_DIGEST=//p')
-    run env -i /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO NCCL_P2P_LEVEL \
+    run env -i /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO NCCL_P2P_LEVEL \
         NCCL_MAX_NCHANNELS NCCL_BUFFSIZE NCCL_NTHREADS NCCL_INIT_DIGEST
     assert_success
     assert_output "NCCL_PROTO=LL
@@ -39,7 +39,7 @@ NCCL_INIT_DIGEST=$digest"
 
 @test "a value the process was given still wins over the file" {
     "$NI" -q --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- true 2>/dev/null
-    run env -i NCCL_PROTO=Simple /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO
+    run env -i NCCL_PROTO=Simple /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO
     assert_output $'NCCL_PROTO=Simple\nNCCL_ALGO=Ring'
 }
 
@@ -49,6 +49,6 @@ NCCL_INIT_DIGEST=$digest"
     assert_success
     [[ "$stderr" == *"NCCL_CONF_FILE is set: writing the nccl.conf block to $TMP/nccl.conf"* ]]
     [ ! -e /etc/nccl.conf ]
-    run env -i NCCL_CONF_FILE="$TMP/nccl.conf" /usr/bin/python3 "$PROBE" "$LIB" NCCL_PROTO
+    run env -i NCCL_CONF_FILE="$TMP/nccl.conf" /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_PROTO
     assert_output NCCL_PROTO=LL
 }

@@ -1,0 +1,40 @@
+/* The child's side of the fork: from nccl-init's state to the command's. */
+#include "spawn.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+extern char **environ;
+
+_Noreturn void spawn_exec(const struct child_spec *c)
+{
+    /* Its own group, so that a signal for "the server" reaches its workers
+     * too; set here and in the parent, whichever runs first, so that a
+     * signal forwarded right after the fork already finds the group. */
+    setpgid(0, 0);
+    /* Foreground of the terminal, if there is one, so that Ctrl-C reaches
+     * the group. SIGTTOU is still blocked here, so a background caller may
+     * do this. Without a terminal it fails with ENOTTY, which is fine. */
+    if (isatty(STDIN_FILENO))
+        tcsetpgrp(STDIN_FILENO, getpid());
+    if (caps_apply(c->caps) < 0)
+        _exit(EXIT_CANNOT_RUN);
+    if (c->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        log_error("cannot set no_new_privs: %s", errstr(errno));
+        _exit(EXIT_CANNOT_RUN);
+    }
+    /* execvp looks COMMAND up in the PATH of the current environment: make
+     * that the canonical one, so lookup and the child agree. */
+    environ = c->envp;
+    /* Last: from here on a signal acts on the child as it would have on
+     * whoever started nccl-init. */
+    signals_restore(c->sig);
+    execvp(c->argv[0], c->argv);
+    int e = errno;
+    log_error("cannot run '%s': %s", c->argv[0], errstr(e));
+    _exit(e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN);
+}
