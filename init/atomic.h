@@ -6,8 +6,10 @@
 
 /* Replaces path with data atomically: a temporary file in the same
  * directory (O_EXCL, O_NOFOLLOW, mode 0644), fsync, rename over path, fsync
- * of the directory. A symlink or non-regular file at path is refused
- * (-ELOOP, -EINVAL); so is a directory that is a symlink. When path already
+ * of the directory. A symlink or non-regular file at path itself is refused
+ * (-ELOOP, -EINVAL); the directories above it may be links (images link
+ * /etc/python3.X and friends), and only root can plant one in /etc, /usr or
+ * /run. When path already
  * holds exactly data, nothing is written. On failure the temporary file is
  * removed and path is untouched. Returns 0, 1 when unchanged, or -errno;
  * *step names the step that failed. */

@@ -33,23 +33,27 @@ static void rodata(const unsigned char *m, size_t size, size_t *off, size_t *len
 {
     *off = 0;
     *len = size;
-    const Elf64_Ehdr *eh = (const void *)m;
-    if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-        eh->e_shoff > size || eh->e_shnum > (size - eh->e_shoff) / sizeof(Elf64_Shdr) ||
-        eh->e_shstrndx >= eh->e_shnum)
+    /* Headers are copied out: in a crafted file they need not be aligned. */
+    Elf64_Ehdr eh;
+    Elf64_Shdr names, sh;
+    if (size < sizeof eh)
         return;
-    const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
-    const Elf64_Shdr *names = &sh[eh->e_shstrndx];
-    if (names->sh_offset > size || names->sh_size > size - names->sh_offset)
+    memcpy(&eh, m, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof sh || eh.e_shoff > size ||
+        eh.e_shnum > (size - eh.e_shoff) / sizeof sh || eh.e_shstrndx >= eh.e_shnum)
         return;
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_name + sizeof ".rodata" > names->sh_size ||
-            memcmp(m + names->sh_offset + sh[i].sh_name, ".rodata", sizeof ".rodata") != 0)
+    memcpy(&names, m + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof sh, sizeof names);
+    if (names.sh_offset > size || names.sh_size > size - names.sh_offset)
+        return;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        memcpy(&sh, m + eh.e_shoff + (size_t)i * sizeof sh, sizeof sh);
+        if (sh.sh_name + sizeof ".rodata" > names.sh_size ||
+            memcmp(m + names.sh_offset + sh.sh_name, ".rodata", sizeof ".rodata") != 0)
             continue;
-        if (sh[i].sh_offset <= size && sh[i].sh_size <= size - sh[i].sh_offset) {
-            *off = sh[i].sh_offset;
-            *len = sh[i].sh_size;
+        if (sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset) {
+            *off = sh.sh_offset;
+            *len = sh.sh_size;
         }
         return;
     }

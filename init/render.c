@@ -1,11 +1,19 @@
 #include "render.h"
 
+#include "log.h"
+
 #include <string.h>
 
 void render_env(struct buf *b, const struct envset *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        buf_printf(b, "%s=%s\n", s->v[i].key, s->v[i].value);
+    for (size_t i = 0; i < s->n; i++) {
+        /* One line a variable: a newline in a value would forge more. */
+        if (strchr(s->v[i].value, '\n'))
+            log_warn("render: %s has a newline in its value; shown only by --format json",
+                     s->v[i].key);
+        else
+            buf_printf(b, "%s=%s\n", s->v[i].key, s->v[i].value);
+    }
 }
 
 static void json_entry_source(struct buf *b, const struct entry *e)

@@ -4,27 +4,39 @@
 
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define BIT(sig) ((uint64_t)1 << ((sig) - 1))
 
 /* Faults stay deliverable: blocking a synchronous SIGSEGV makes the kernel
  * kill us anyway, only with less information. */
-static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
+#define FAULTS (BIT(SIGSEGV) | BIT(SIGBUS) | BIT(SIGILL) | BIT(SIGFPE) | BIT(SIGABRT) | \
+                BIT(SIGTRAP) | BIT(SIGSYS))
+
+static void set_mask(uint64_t set, uint64_t *old)
+{
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &set, old, sizeof set);
+}
 
 void signals_take_over(struct inherited_signals *s)
 {
-    sigfillset(&s->taken);
-    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-        sigdelset(&s->taken, faults[i]);
+    uint64_t taken = ~(uint64_t)0 & ~FAULTS;
     /* Block before anything else: as PID 1 of a namespace, a signal with
      * the default disposition is simply dropped by the kernel, so a SIGTERM
      * arriving while we parse arguments would be lost rather than queued. */
-    sigprocmask(SIG_SETMASK, &s->taken, &s->mask);
-    sigemptyset(&s->ignored);
+    set_mask(taken, &s->mask);
+    memset(&s->taken, 0, sizeof s->taken);
+    memcpy(&s->taken, &taken, sizeof taken); /* the kernel reads the first word */
+    s->ignored = 0;
     for (int sig = 1; sig < _NSIG; sig++) {
         struct sigaction sa;
+        /* The libc refuses its reserved signals here; we never touch them,
+         * so whatever disposition they had passes to the child unchanged. */
         if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) < 0)
             continue;
         if (sa.sa_handler == SIG_IGN) {
-            sigaddset(&s->ignored, sig);
+            s->ignored |= BIT(sig);
             memset(&sa, 0, sizeof sa);
             sa.sa_handler = SIG_DFL;
             sigaction(sig, &sa, NULL);
@@ -69,7 +81,7 @@ void signals_restore(const struct inherited_signals *s)
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     for (int sig = 1; sig < _NSIG; sig++)
-        if (sigismember(&s->ignored, sig) == 1)
+        if (s->ignored & BIT(sig))
             sigaction(sig, &ign, NULL);
-    sigprocmask(SIG_SETMASK, &s->mask, NULL);
+    set_mask(s->mask, NULL);
 }

@@ -4,10 +4,15 @@
 #define NCCL_INIT_SIGNALS_H
 
 #include <signal.h>
+#include <stdint.h>
 
+/* Masks are kept as the kernel's 64-bit words (bit N-1 for signal N), not
+ * sigset_t: the C libraries refuse to block the signals they reserve for
+ * threads (32 and 33 in glibc, 32 to 34 in musl), yet other programs send
+ * them: glibc's SIGRTMIN is 34. A single-threaded init can block them all. */
 struct inherited_signals {
-    sigset_t mask;    /* the inherited blocked mask */
-    sigset_t ignored; /* signals inherited as SIG_IGN */
+    uint64_t mask;    /* the inherited blocked mask */
+    uint64_t ignored; /* signals inherited as SIG_IGN (and reset by us) */
     sigset_t taken;   /* what nccl-init blocks and reads from a signalfd */
 };
 

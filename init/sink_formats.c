@@ -104,6 +104,13 @@ static void py_literal(struct buf *b, const char *s)
             continue;
         }
         size_t l = utf8_seq_len(p + i, n - i);
+        if (l == 0) {
+            /* Not UTF-8 (only a path can be): surrogateescape, which is how
+             * Python itself decodes such bytes, so open() gets them back. */
+            buf_printf(b, "\\udc%02x", c);
+            i++;
+            continue;
+        }
         unsigned cp = l == 1 ? c : c & (0x7f >> l);
         for (size_t k = 1; k < l; k++)
             cp = (cp << 6) | (p[i + k] & 0x3f);

@@ -256,8 +256,11 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     if (!(o->mask & SINK_RECORD))
         return;
     char *dir = rooted(o, "/run/nccl-init");
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+    if (mkdir(dir, 0755) == 0) {
+        chmod(dir, 0755); /* whatever the umask: verify runs as any user */
+    } else if (errno != EEXIST) {
         failed(r, "record", dir, "mkdir", errno);
+        r->record_failed = true;
         free(dir);
         return;
     }
@@ -268,10 +271,12 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     const char *step;
     format_env_file(&b, s, skipped_value);
     int e = atomic_write(path, b.data ? b.data : "", b.len, &step);
-    if (e < 0)
+    if (e < 0) {
         failed(r, "record", path, step, -e);
-    else
+        r->record_failed = true;
+    } else {
         result(r, "record", path, e == 1 ? "unchanged" : "written");
+    }
     buf_free(&b);
     free(path);
 }
@@ -279,8 +284,8 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
 void record_state(struct sink_report *r, const struct sink_options *o, const struct envset *s,
                   pid_t child)
 {
-    if (!(o->mask & SINK_RECORD))
-        return;
+    if (!(o->mask & SINK_RECORD) || r->record_failed)
+        return; /* the record's directory already gave its one warning */
     char *state = rooted(o, RECORD_STATE);
     struct buf b = { 0 };
     const char *step;

@@ -28,6 +28,7 @@ struct sink_report {
     struct sink_result *v;
     size_t n, cap;
     unsigned failures;
+    bool record_failed;
 };
 
 struct sink_options {

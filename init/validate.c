@@ -204,26 +204,34 @@ static const char **known_suffixes(const struct known_names *k, size_t *n)
 }
 
 /* "did you mean A, B?": the known names at the smallest edit distance, if
- * that distance is small for the name's length. */
+ * that distance is small for the name's length. Only for the first few
+ * unknown names of a run: each costs a pass over every known name. */
 static void suggest(const struct entry *e, const struct known_names *k, struct diag *d)
 {
-    size_t count;
-    const char **names = known_suffixes(k, &count);
+    static unsigned budget = 64;
+    size_t count = 0;
+    const char **names = NULL;
+    if (budget) {
+        budget--;
+        names = known_suffixes(k, &count);
+    }
+    size_t *dist = xmalloc((count ? count : 1) * sizeof *dist);
     size_t best = strlen(e->key) / 3;
     if (best < 2)
         best = 2;
     for (size_t i = 0; i < count; i++) {
-        size_t dist = edit_distance(e->key + 5, names[i]);
-        if (dist < best)
-            best = dist;
+        dist[i] = edit_distance(e->key + 5, names[i]);
+        if (dist[i] < best)
+            best = dist[i];
     }
     struct buf b = { 0 };
     int shown = 0;
     for (size_t i = 0; i < count && shown < 3; i++)
-        if (edit_distance(e->key + 5, names[i]) == best) {
+        if (dist[i] == best) {
             buf_printf(&b, "%sNCCL_%s", shown ? ", " : "; did you mean ", names[i]);
             shown++;
         }
+    free(dist);
     free(names);
     diag(d, DIAG_WARNING, e->file, e->line, "unknown NCCL variable %s%s%s", e->key,
          b.data ? b.data : "", shown ? "?" : "");

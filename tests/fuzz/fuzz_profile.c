@@ -1,33 +1,43 @@
-/* libFuzzer harness: profile parser, validator, canonical environment and
- * the renderers, driven the way resolve.c drives them.
+/* libFuzzer harness: profile parser, validator, canonical environment,
+ * render and sink formats, driven the way resolve.c and commands.c drive
+ * them.
  *
  * Input layout (every part optional):
  *
- *   PROFILE1 [0xfe PROFILE2] [0xff ENV [0xff NAMES]]
+ *   PROFILE1 [0xfe PROFILE2] [0xff ENV [0xff LIB]]
  *
  * Two profiles so that layering (a later line replacing an earlier one) is
  * reached. ENV is a NUL-separated environment: envp in real life is whatever
  * the parent passed to execve, duplicates and '='-less strings included.
- * NAMES, when present, is a NUL-separated list standing in for the names
- * --nccl-lib reads out of a libnccl, which takes the other branch of the
- * validator (names the built-in table does not know). 0xfe and 0xff never
- * occur in valid UTF-8: reserving them hides no path through the parser,
- * since any other invalid byte takes the same one.
+ * LIB is the content of a --nccl-lib file: the names read out of it take
+ * the validator's other branch (names the built-in table does not know),
+ * and the reader itself parses untrusted ELF. 0xfe and 0xff never occur in
+ * valid UTF-8: reserving them hides no path through the parser, since any
+ * other invalid byte takes the same one.
  *
  * Build and run: make fuzz (see the Makefile). */
 #include "envset.h"
 #include "log.h"
 #include "profile.h"
 #include "render.h"
+#include "sink_formats.h"
 #include "util.h"
 #include "validate.h"
 
+#include <elf.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* known_names_from_lib() takes a path: an in-memory file avoids the disk. */
+static int lib_fd = -1;
+static char lib_path[32];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -50,6 +60,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* Debug level: every message is formatted (buf_vprintf over fuzzed
      * text, %.*s truncations) even though nobody reads it. */
     log_level = LOG_DEBUG;
+    lib_fd = memfd_create("fuzz-libnccl", 0);
+    snprintf(lib_path, sizeof lib_path, "/proc/self/fd/%d", lib_fd);
     return 0;
 }
 
@@ -71,9 +83,17 @@ static char **split_nul(const uint8_t *p, size_t n, char **copy, size_t *count)
     return v;
 }
 
-static int cmp_str(const void *a, const void *b)
+static void load_lib(struct known_names *k, const uint8_t *p, size_t n)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    if (lib_fd < 0 || ftruncate(lib_fd, 0) != 0 ||
+        pwrite(lib_fd, p, n, 0) != (ssize_t)n)
+        return;
+    known_names_from_lib(k, lib_path); /* on failure k stays empty: the built-in table */
+}
+
+static void skip(const char *sink, const char *key, const char *why)
+{
+    (void)sink, (void)key, (void)why;
 }
 
 /* What resolve.c keeps per run: the names, and one count for all errors. */
@@ -136,20 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *ff2 = memchr(env, 0xff, (size_t)(end - env));
     const uint8_t *env_end = ff2 ? ff2 : end;
 
-    /* Names as known_names_from_lib() leaves them: sorted and unique,
-     * since known_names_has() bsearches them. */
     struct known_names k = { 0 };
-    char *names_copy = NULL;
-    if (ff2) {
-        size_t c;
-        k.names = split_nul(ff2 + 1, (size_t)(end - ff2 - 1), &names_copy, &c);
-        qsort(k.names, c, sizeof *k.names, cmp_str);
-        size_t w = 1;
-        for (size_t i = 1; i < c; i++)
-            if (strcmp(k.names[i], k.names[w - 1]) != 0)
-                k.names[w++] = k.names[i];
-        k.n = w;
-    }
+    if (ff2)
+        load_lib(&k, ff2 + 1, (size_t)(end - ff2 - 1));
 
     struct profile prof[2];
     size_t np = fe ? 2 : 1;
@@ -162,6 +171,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t nenv = 0;
     if (ff)
         envp = split_nul(env, (size_t)(env_end - env), &env_copy, &nenv);
+
+    /* The path of a shadowed sitecustomize.py: any bytes in real life. */
+    const char *chain = nenv ? envp[0] : NULL;
 
     /* Both modes: enforce takes the replace-the-environment branch. The
      * run mode composes only error-free profiles; composing the rest too
@@ -192,6 +204,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (((unsigned char)b.data[i] < 0x20 && b.data[i] != '\n') || b.data[i] == 0x7f)
                 abort();
         buf_free(&b);
+        format_etc_environment(&b, &s, skip);
+        format_nccl_conf(&b, &s, skip);
+        format_env_file(&b, &s, skip);
+        format_python(&b, &s, chain, skip);
+        buf_free(&b);
         envset_free(&s); /* before the profiles: vars point at their entries */
     }
 
@@ -199,7 +216,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(env_copy);
     for (size_t i = 0; i < np; i++)
         profile_free(&prof[i]);
-    free(k.names);
-    free(names_copy);
+    known_names_free(&k);
     return 0;
 }

@@ -1,0 +1,664 @@
+#!/usr/bin/env bats
+# Propagation: the sinks that carry the resolved set beyond the child's
+# environment (etc-environment, nccl-conf, record), written under --root.
+# Python is left out here (it has its own suite): every run names its sinks.
+
+load helpers/common
+
+SINKS=etc-environment,nccl-conf,record
+BEGIN='# BEGIN nccl-init'
+END='# END nccl-init'
+
+setup() {
+    # Nothing from the caller's environment may override the profile.
+    local v
+    for v in $(compgen -v NCCL_); do
+        case $v in NCCL_INIT_SANDBOX | NCCL_INIT_BIN) ;; *) unset "$v" ;; esac
+    done
+    ROOT=$(mktemp -d)
+    mkdir "$ROOT/etc" "$ROOT/run"
+    # Scratch space outside the root: originals, traces, markers.
+    TMP=$(mktemp -d)
+    # sed, grep, sort and strerror byte-wise and in English
+    export LC_ALL=C
+}
+
+teardown() {
+    if mountpoint -q "$ROOT/etc"; then umount "$ROOT/etc"; fi
+    if mountpoint -q "$ROOT"; then umount "$ROOT"; fi
+    rm -rf "$ROOT" "$TMP"
+}
+
+# One start of the pcie-8gpu profile under the root; the caller names the
+# sinks (--sinks) and the rest.
+ni_start() { "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu "$@"; }
+
+# The managed block of a file, markers included; and everything else.
+block_of() { sed -n "/^$BEGIN\$/,/^$END\$/p" "$1"; }
+outside_of() { sed "/^$BEGIN\$/,/^$END\$/d" "$1"; }
+
+# What nccl-init must leave outside its block: the original minus its block,
+# plus the '\n' it adds before appending to a file with no final newline.
+expected_outside() {
+    if [ ! -e "$1" ]; then
+        return 0
+    fi
+    outside_of "$1"
+    if ! grep -qx -- "$BEGIN" "$1" && [ -s "$1" ] && [ -n "$(tail -c1 "$1")" ]; then
+        printf '\n'
+    fi
+}
+
+# Random contents for files that someone else owns, from one python3 start:
+# gen_files SEED KIND PATH [SEED KIND PATH...]. KIND: absent, empty, nl
+# (ends with a newline), nonl (does not), block (a stale block in the
+# middle), blockeof (a stale block at the end, no final newline), blockonly.
+# Lines: comments, KEY=VALUE, export lines, blanks, tabs, CRLF, UTF-8, and
+# near-misses of the markers that must not count as markers. Seeded: the
+# same files on every run.
+gen_files() {
+    python3 - "$@" <<'EOF'
+import random, sys
+
+printable = [chr(c) for c in range(0x20, 0x7f)]
+near = ['# BEGIN nccl-init ', ' # BEGIN nccl-init', '#BEGIN nccl-init', '# begin nccl-init',
+        '# BEGIN nccl-init\r', '# END nccl-init.', 'X# END nccl-init', '# END  nccl-init',
+        '## BEGIN nccl-init', '# BEGIN nccl-init-2']
+stale = '# BEGIN nccl-init\nNCCL_ALGO=Stale\nNCCL_OLD=1\n# END nccl-init'
+
+def gen(r, kind):
+    def word(n):
+        return ''.join(r.choice(printable) for _ in range(r.randrange(n)))
+    def name():
+        return r.choice(['NCCL_', 'PATH', 'LANG', 'X', '_a', 'NCCL_ALGO', 'NCCL_PROTO']) + \
+            ''.join(r.choice('ABCXYZ019_') for _ in range(r.randrange(6)))
+    def line():
+        k = r.randrange(9)
+        if k == 0: return ''
+        if k == 1: return '#' + word(60)
+        if k == 2: return '%s=%s' % (name(), word(40))
+        if k == 3: return 'export %s="%s"' % (name(), word(20))
+        if k == 4: return r.choice(near)
+        if k == 5: return '\t%s = %s\t' % (name(), word(10))
+        if k == 6: return '%s=caf\u00e9 \u2603\r' % name()
+        if k == 7: return '   '
+        return word(80)
+    def lines(n):
+        return ''.join(line() + '\n' for _ in range(n))
+    body = lines(r.randrange(1, 30))
+    return {
+        'empty': lambda: '',
+        'nl': lambda: body,
+        'nonl': lambda: body + word(30) + 'Z',
+        'block': lambda: body + stale + '\n' + lines(r.randrange(1, 10)) + 'tail',
+        'blockeof': lambda: body + stale,
+        'blockonly': lambda: stale + '\n',
+    }[kind]()
+
+args = sys.argv[1:]
+for i in range(0, len(args), 3):
+    seed, kind, path = int(args[i]), args[i + 1], args[i + 2]
+    if kind != 'absent':
+        with open(path, 'w', encoding='utf-8', newline='') as f:
+            f.write(gen(random.Random(seed), kind))
+EOF
+}
+
+# "sink outcome" per line, from the record's state.json.
+state_sinks() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["sinks"]:
+    print(s["sink"], s["outcome"])' "$ROOT/run/nccl-init/state.json"
+}
+
+# The sink warnings of a run's stderr.
+sink_warnings() { grep '^nccl-init: warning: sink ' <<<"$stderr" || true; }
+
+# The files of a directory, hidden ones included, one a line.
+files_in() { ls -A "$1"; }
+
+@test "contents outside the block survive 100 starts byte for byte; the block is replaced, never added" {
+    # 5 cases x 100 starts: each start rewrites the record's state.json
+    # (a new child pid) with two fsyncs, so the roots live on a tmpfs to
+    # keep this fast whatever the disk.
+    mount -t tmpfs -o size=16m,mode=0700 tmpfs "$ROOT"
+    mkdir "$ROOT/etc" "$ROOT/run"
+    # KIND of etc/environment, KIND of etc/nccl.conf
+    local cases=(
+        "absent empty"
+        "nonl nl"
+        "nl nonl"
+        "block blockeof"
+        "blockonly absent"
+    )
+    local want_env want_conf
+    want_env=$(ni_render -p pcie-8gpu --format etc-environment 2>/dev/null)
+    want_conf=$(ni_render -p pcie-8gpu --format nccl-conf 2>/dev/null)
+    [[ "$want_env" == "$BEGIN"$'\n'*$'\n'"$END" ]]
+    [[ "$want_conf" == "$BEGIN"$'\n'*$'\n'"$END" ]]
+
+    local c kenv kconf f i gen=()
+    for c in "${!cases[@]}"; do
+        mkdir "$ROOT/case$c" "$ROOT/case$c/etc" "$ROOT/case$c/run" "$TMP/case$c"
+        read -r kenv kconf <<<"${cases[$c]}"
+        gen+=("$((c * 2 + 1))" "$kenv" "$ROOT/case$c/etc/environment")
+        gen+=("$((c * 2 + 2))" "$kconf" "$ROOT/case$c/etc/nccl.conf")
+    done
+    gen_files "${gen[@]}"
+    # the generator made what each case is about
+    [ ! -e "$ROOT/case0/etc/environment" ]
+    [ -e "$ROOT/case0/etc/nccl.conf" ]
+    [ ! -s "$ROOT/case0/etc/nccl.conf" ]
+    [ -n "$(tail -c1 "$ROOT/case1/etc/environment")" ]
+    [ -z "$(tail -c1 "$ROOT/case1/etc/nccl.conf")" ]
+    [ -z "$(tail -c1 "$ROOT/case2/etc/environment")" ]
+    [ -n "$(tail -c1 "$ROOT/case2/etc/nccl.conf")" ]
+    grep -qx -- "$BEGIN" "$ROOT/case3/etc/environment"
+    grep -qx -- "$BEGIN" "$ROOT/case3/etc/nccl.conf"
+    [ "$(tail -c ${#END} "$ROOT/case3/etc/nccl.conf")" = "$END" ]
+    [ ! -e "$ROOT/case4/etc/nccl.conf" ]
+    grep -q $'\r$' "$ROOT"/case[123]/etc/*
+    grep -q '^# BEGIN nccl-init.' "$ROOT"/case[123]/etc/*
+
+    local r t
+    for c in "${!cases[@]}"; do
+        r=$ROOT/case$c t=$TMP/case$c
+        for f in environment nccl.conf; do
+            [ ! -e "$r/etc/$f" ] || cp -p "$r/etc/$f" "$t/$f.orig"
+            expected_outside "$t/$f.orig" >"$t/$f.outside"
+        done
+        for i in $(seq 1 100); do
+            "$NI" -q --root "$r" --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- true \
+                2>>"$t/stderr" || { echo "case $c (${cases[$c]}): start $i failed"; cat "$t/stderr"; return 1; }
+            if [ "$i" = 1 ]; then
+                for f in environment nccl.conf; do
+                    sha256sum <"$r/etc/$f" >"$t/$f.sha1"
+                    stat -c '%i %y %z' "$r/etc/$f" >"$t/$f.stat1"
+                done
+            fi
+        done
+        if grep -q '^nccl-init: \(warning: sink\|error\)' "$t/stderr"; then
+            echo "case $c (${cases[$c]}): unexpected diagnostics:"; cat "$t/stderr"; return 1
+        fi
+
+        for f in environment nccl.conf; do
+            # after start 100 as after start 1, and not even rewritten
+            diff <(sha256sum <"$r/etc/$f") "$t/$f.sha1" ||
+                { echo "case $c: $f changed between start 1 and start 100"; return 1; }
+            diff <(stat -c '%i %y %z' "$r/etc/$f") "$t/$f.stat1" ||
+                { echo "case $c: $f rewritten with the same contents"; return 1; }
+            # everything else byte for byte (cmp: a lost final newline counts)
+            cmp <(outside_of "$r/etc/$f") "$t/$f.outside" ||
+                { echo "case $c (${cases[$c]}): outside the block of $f differs"; return 1; }
+            [ "$(grep -cx -- "$BEGIN" "$r/etc/$f")" = 1 ]
+            [ "$(grep -cx -- "$END" "$r/etc/$f")" = 1 ]
+            [ "$(stat -c %a "$r/etc/$f")" = 644 ]
+        done
+        # no temporary file left behind
+        assert_equal "$(files_in "$r/etc" | paste -sd' ')" "environment nccl.conf"
+        # the block is exactly what render prints
+        diff <(block_of "$r/etc/environment") <(printf '%s\n' "$want_env") ||
+            { echo "case $c: etc/environment block != render"; return 1; }
+        diff <(block_of "$r/etc/nccl.conf") <(printf '%s\n' "$want_conf") ||
+            { echo "case $c: nccl.conf block != render"; return 1; }
+        # start 100 wrote none of the three
+        [ "$(grep -c '"outcome": "unchanged"' "$r/run/nccl-init/state.json")" = 3 ]
+        [ "$(grep -c '"outcome": ' "$r/run/nccl-init/state.json")" = 3 ]
+    done
+}
+
+@test "a value from the environment wins in both files; --enforce puts the profile's back" {
+    run --separate-stderr env NCCL_ALGO=Tree "$NI" -q --root "$ROOT" --sinks "$SINKS" \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- printenv NCCL_ALGO
+    assert_success
+    assert_output Tree
+    for f in environment nccl.conf; do
+        [ "$(grep -c '^NCCL_ALGO=' "$ROOT/etc/$f")" = 1 ]
+        grep -qx NCCL_ALGO=Tree "$ROOT/etc/$f"
+        grep -qx NCCL_PROTO=LL "$ROOT/etc/$f" # the rest of the profile
+    done
+    grep -qx NCCL_ALGO=Tree "$ROOT/run/nccl-init/profile.env"
+    diff <(block_of "$ROOT/etc/environment") \
+        <(env NCCL_ALGO=Tree "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu \
+            --format etc-environment 2>/dev/null)
+
+    run --separate-stderr env NCCL_ALGO=Tree "$NI" -q --enforce --root "$ROOT" --sinks "$SINKS" \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- printenv NCCL_ALGO
+    assert_success
+    assert_output Ring
+    for f in environment nccl.conf; do
+        [ "$(grep -c '^NCCL_ALGO=' "$ROOT/etc/$f")" = 1 ]
+        grep -qx NCCL_ALGO=Ring "$ROOT/etc/$f"
+        [ "$(grep -cx -- "$BEGIN" "$ROOT/etc/$f")" = 1 ]
+    done
+    grep -qx NCCL_ALGO=Ring "$ROOT/run/nccl-init/profile.env"
+}
+
+@test "a value pam_env cannot carry is left out of etc/environment only, with a warning" {
+    run --separate-stderr env 'NCCL_ALGO=Ring#x' "$NI" -q --root "$ROOT" --sinks "$SINKS" \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink etc-environment: NCCL_ALGO left out: pam_env treats '#' as a comment, even in quotes"
+    run ! grep -q '^NCCL_ALGO' "$ROOT/etc/environment"
+    grep -qx NCCL_PROTO=LL "$ROOT/etc/environment"
+    grep -qx 'NCCL_ALGO=Ring#x' "$ROOT/etc/nccl.conf"
+    grep -qx 'NCCL_ALGO=Ring#x' "$ROOT/run/nccl-init/profile.env"
+    # and render agrees with the sink
+    diff <(block_of "$ROOT/etc/environment") \
+        <(env 'NCCL_ALGO=Ring#x' "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu \
+            --format etc-environment 2>/dev/null)
+}
+
+@test "NCCL_CONF_FILE is honoured: its file gets the block, etc/nccl.conf is not created" {
+    printf 'NCCL_DEBUG=WARN\n# mine' >"$ROOT/custom.conf"
+    cp "$ROOT/custom.conf" "$TMP/custom.orig"
+    run --separate-stderr env NCCL_CONF_FILE="$ROOT/custom.conf" "$NI" --root "$ROOT" \
+        --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- printenv NCCL_CONF_FILE
+    assert_success
+    assert_output "$ROOT/custom.conf"
+    [[ "$stderr" == *"nccl-init: NCCL_CONF_FILE is set: writing the nccl.conf block to $ROOT/custom.conf"* ]]
+    [ -z "$(sink_warnings)" ]
+    [ ! -e "$ROOT/etc/nccl.conf" ]
+    [ -f "$ROOT/etc/environment" ] # the other sinks as usual
+    cmp <(outside_of "$ROOT/custom.conf") <(cat "$TMP/custom.orig"; printf '\n')
+    diff <(block_of "$ROOT/custom.conf") \
+        <(ni_render -p pcie-8gpu --format nccl-conf 2>/dev/null)
+    run ! grep -q NCCL_CONF_FILE "$ROOT/custom.conf"
+    run state_sinks
+    assert_line 'nccl-conf written'
+    grep -qF "\"path\": \"$ROOT/custom.conf\"" "$ROOT/run/nccl-init/state.json"
+}
+
+@test "nccl.conf holds only KEY=VALUE lines and its markers" {
+    # A CR in a value would become part of it in NCCL's reader: left out.
+    run --separate-stderr env NCCL_ALGO=Tree NCCL_PROTO=$'LL\r' "$NI" -q --root "$ROOT" \
+        --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    [[ "$(sink_warnings)" == *"nccl-init: warning: sink nccl-conf: NCCL_PROTO left out: it contains a control character"* ]]
+    local f=$ROOT/etc/nccl.conf n=0 line
+    [ -s "$f" ]
+    [ -z "$(tail -c1 "$f")" ] # ends with a newline
+    run ! grep -q $'\r' "$f"
+    while IFS= read -r line; do
+        n=$((n + 1))
+        if [[ "$line" == '#'* ]]; then
+            [[ "$line" == "$BEGIN" || "$line" == "$END" ]] || { echo "line $n: $line"; return 1; }
+        else
+            [[ "$line" =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]] ]] || { echo "line $n: $line"; return 1; }
+            [[ "$line" == NCCL_* ]] || { echo "line $n: not NCCL_*: $line"; return 1; }
+        fi
+    done <"$f"
+    [ "$n" -ge 9 ]
+    grep -qx NCCL_ALGO=Tree "$f"
+    run ! grep -q '^NCCL_PROTO' "$f"
+}
+
+@test "the record: profile.env is the resolved set, state.json names the command's pid" {
+    run --separate-stderr ni_start --sinks "$SINKS" -- sh -c 'echo $$ >"$1"; printenv NCCL_INIT_DIGEST >"$2"' \
+        sh "$TMP/pid" "$TMP/digest"
+    assert_success
+    local digest pid
+    digest=$(cat "$TMP/digest")
+    pid=$(cat "$TMP/pid")
+    [[ "$digest" =~ ^[0-9a-f]{64}$ ]]
+    [ "$pid" -gt 0 ]
+    # profile.env: the profile's lines, the two nccl-init adds, nothing else
+    {
+        grep -E '^[A-Z_][A-Z0-9_]*=' "$PROFILES/pcie-8gpu.env"
+        echo NCCL_INIT_PROFILE=pcie-8gpu
+        echo "NCCL_INIT_DIGEST=$digest"
+    } | LC_ALL=C sort >"$TMP/want.env"
+    [ "$(wc -l <"$TMP/want.env")" = 8 ]
+    diff <(LC_ALL=C sort "$ROOT/run/nccl-init/profile.env") "$TMP/want.env"
+    [ -z "$(tail -c1 "$ROOT/run/nccl-init/profile.env")" ]
+    # state.json parses and agrees
+    run python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("profile", d["profile"])
+print("digest", d["digest"])
+print("child_pid", d["child_pid"], type(d["child_pid"]).__name__)
+for v in sorted(d["variables"], key=lambda v: v["key"]):
+    print(v["key"] + "=" + v["value"])
+for s in d["sinks"]:
+    print(s["sink"], s["outcome"], s["path"])' "$ROOT/run/nccl-init/state.json"
+    assert_success
+    assert_output "$(
+        echo profile pcie-8gpu
+        echo "digest $digest"
+        echo "child_pid $pid int"
+        cat "$TMP/want.env"
+        echo "etc-environment written $ROOT/etc/environment"
+        echo "nccl-conf written $ROOT/etc/nccl.conf"
+        echo "record written $ROOT/run/nccl-init/profile.env"
+    )"
+
+    # a second start: same files, outcome unchanged, a new pid
+    run --separate-stderr ni_start --sinks "$SINKS" -- sh -c 'echo $$ >"$1"' sh "$TMP/pid"
+    assert_success
+    run state_sinks
+    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
+    grep -qF "\"child_pid\": $(cat "$TMP/pid")," "$ROOT/run/nccl-init/state.json"
+}
+
+@test "written files are 0644 whatever the umask" {
+    run --separate-stderr bash -c 'umask 077; exec "$@"' sh "$NI" -q --root "$ROOT" \
+        --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    for f in etc/environment etc/nccl.conf run/nccl-init/profile.env run/nccl-init/state.json; do
+        [ "$(stat -c %a "$ROOT/$f")" = 644 ] || { echo "$f: $(stat -c %a "$ROOT/$f")"; return 1; }
+    done
+}
+
+@test "--sinks none writes nothing; a bad sink name exits 2 and starts nothing" {
+    run --separate-stderr ni_start --sinks none -- sh -c 'exit 5'
+    assert_failure 5
+    assert_equal "$(cd "$ROOT" && find . -mindepth 1 | sort | paste -sd' ')" "./etc ./run"
+
+    for bad in etc-environment,bogus bogus '' 'etc-environment,' all,none python3; do
+        run --separate-stderr ni_start --sinks "$bad" -- touch "$TMP/started"
+        assert_failure 2
+        [[ "$stderr" == "nccl-init: error: --sinks: unknown sink '"*"' (expected etc-environment, python, nccl-conf, record, all or none)" ]] ||
+            { echo "--sinks '$bad': $stderr"; return 1; }
+        [ ! -e "$TMP/started" ]
+        assert_equal "$(cd "$ROOT" && find . -mindepth 1 | sort | paste -sd' ')" "./etc ./run"
+    done
+    run --separate-stderr ni_start --sinks etc-environment,bogus -- true
+    assert_equal "$stderr" "nccl-init: error: --sinks: unknown sink 'bogus' (expected etc-environment, python, nccl-conf, record, all or none)"
+}
+
+@test "only the sinks named are written" {
+    run --separate-stderr ni_start --sinks nccl-conf -- true
+    assert_success
+    assert_equal "$(cd "$ROOT" && find . -mindepth 1 | sort | paste -sd' ')" "./etc ./etc/nccl.conf ./run"
+    run --separate-stderr ni_start --sinks record,etc-environment -- true
+    assert_success
+    [ -f "$ROOT/etc/environment" ]
+    [ -f "$ROOT/run/nccl-init/profile.env" ]
+    [ -f "$ROOT/run/nccl-init/state.json" ]
+}
+
+# ---- faults ------------------------------------------------------------
+
+# Makes $ROOT/etc a read-only bind mount of itself (we are root in the
+# sandbox's private mount namespace; teardown unmounts it).
+etc_read_only() {
+    mount --bind "$ROOT/etc" "$ROOT/etc"
+    mount -o remount,bind,ro "$ROOT/etc"
+    if touch "$ROOT/etc/.probe" 2>/dev/null; then
+        echo "$ROOT/etc is still writable"
+        return 1
+    fi
+}
+
+@test "read-only target directory: one warning per sink, the command runs, files untouched; --strict starts nothing" {
+    printf 'LANG=C\n# keep me' >"$ROOT/etc/environment"
+    cp "$ROOT/etc/environment" "$TMP/environment.orig"
+    etc_read_only
+
+    run --separate-stderr ni_start --sinks "$SINKS" -- sh -c 'touch "$1"; exit 7' sh "$TMP/started"
+    assert_failure 7
+    [ -e "$TMP/started" ]
+    assert_equal "$(sink_warnings)" "$(printf '%s\n' \
+        "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: create temporary file: Read-only file system; skipped" \
+        "nccl-init: warning: sink nccl-conf: $ROOT/etc/nccl.conf: create temporary file: Read-only file system; skipped")"
+    cmp "$ROOT/etc/environment" "$TMP/environment.orig"
+    [ ! -e "$ROOT/etc/nccl.conf" ]
+    assert_equal "$(files_in "$ROOT/etc")" environment
+    run state_sinks
+    assert_output "$(printf '%s\n' 'etc-environment failed' 'nccl-conf failed' 'record written')"
+    grep -qF '"note": "create temporary file: Read-only file system"' "$ROOT/run/nccl-init/state.json"
+
+    rm -f "$TMP/started"
+    run --separate-stderr ni_start --strict --sinks "$SINKS" -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    [[ "$stderr" == *"nccl-init: error: --strict: 2 sinks could not be written; command not started" ]]
+    [ "$(sink_warnings | wc -l)" = 2 ]
+    cmp "$ROOT/etc/environment" "$TMP/environment.orig"
+    assert_equal "$(files_in "$ROOT/etc")" environment
+
+    run --separate-stderr ni_start --strict --sinks etc-environment -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"nccl-init: error: --strict: 1 sink could not be written; command not started" ]]
+    [ ! -e "$TMP/started" ]
+}
+
+@test "read-only target directory with the block already current: nothing to write, no warning" {
+    run --separate-stderr ni_start --sinks "$SINKS" -- true
+    assert_success
+    etc_read_only
+    run --separate-stderr ni_start --strict --sinks "$SINKS" -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    [ -z "$(sink_warnings)" ]
+    run state_sinks
+    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
+}
+
+# The fault tests need strace, and ptrace allowed where they run.
+need_strace() {
+    command -v strace >/dev/null || skip "no strace"
+    strace -qq -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+}
+
+# strace_start TRACE STRACE_ARGS... -- NI_ARGS...: one start of nccl-init
+# alone (no -f: the command runs untraced) with injected faults. The trace
+# goes to TRACE, so that the test can see what was injected where.
+strace_start() {
+    local trace=$1
+    shift
+    local sargs=()
+    while [ "$1" != -- ]; do
+        sargs+=("$1")
+        shift
+    done
+    shift
+    strace -qq -y -o "$trace" "${sargs[@]}" \
+        "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu "$@"
+}
+
+# The one warning of a failed sink; REASONS is strerror's text, or texts
+# separated by '|' (musl and glibc word some errors differently).
+# is_sink_warning TEXT SINK PATH STEP REASONS
+is_sink_warning() {
+    local r reasons
+    IFS='|' read -ra reasons <<<"$5"
+    for r in "${reasons[@]}"; do
+        [ "$1" != "nccl-init: warning: sink $2: $3: $4: $r; skipped" ] || return 0
+    done
+    echo "not the expected warning (sink $2: $3: $4: $5): '$1'"
+    return 1
+}
+
+# The checks every injected fault shares: exactly that one warning, the
+# original byte for byte, no temporary file left behind, the command run;
+# then the same fault with --strict: exit 2 and no command.
+# check_fault STEP REASONS STRACE_ARGS...
+check_fault() {
+    local step=$1 reason=$2
+    shift 2
+    local target=$ROOT/etc/environment
+    rm -f "$TMP/started"
+    run --separate-stderr strace_start "$TMP/trace" "$@" -- --sinks etc-environment \
+        -- sh -c 'touch "$1"; exit 3' sh "$TMP/started"
+    assert_failure 3
+    [ -e "$TMP/started" ]
+    is_sink_warning "$(sink_warnings)" etc-environment "$target" "$step" "$reason"
+    [ "$(grep -c INJECTED "$TMP/trace")" = 1 ] || { cat "$TMP/trace"; return 1; }
+    cmp "$target" "$TMP/environment.orig"
+    assert_equal "$(files_in "$ROOT/etc")" environment
+
+    rm -f "$TMP/started"
+    run --separate-stderr strace_start "$TMP/trace" "$@" -- --strict --sinks etc-environment \
+        -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    is_sink_warning "$(sink_warnings)" etc-environment "$target" "$step" "$reason"
+    [[ "$stderr" == *"nccl-init: error: --strict: 1 sink could not be written; command not started" ]]
+    [ "$(grep -c INJECTED "$TMP/trace")" = 1 ]
+    cmp "$target" "$TMP/environment.orig"
+    assert_equal "$(files_in "$ROOT/etc")" environment
+}
+
+# temp_file_call SYSCALLS: runs the same start in a scratch copy of the root
+# under strace and prints "NAME N": the first of SYSCALLS that touches the
+# temporary file, and its number among the calls of that syscall (strace
+# counts when= per syscall).
+temp_file_call() {
+    rm -rf "$TMP/scratch"
+    mkdir -p "$TMP/scratch/etc" "$TMP/scratch/run"
+    cp -a "$ROOT/etc/." "$TMP/scratch/etc/"
+    strace -qq -y -o "$TMP/discover" -e trace="$1" "$NI" -q --root "$TMP/scratch" \
+        --profile-dir "$PROFILES" -p pcie-8gpu --sinks etc-environment -- true 2>/dev/null
+    awk '{ name = $0; sub(/\(.*/, "", name); n[name]++ }
+         /\.environment\.nccl-init-/ { print name, n[name]; exit }' "$TMP/discover"
+}
+
+original_environment() {
+    printf '# site settings\nLANG=C.UTF-8\n\nTZ=UTC' >"$ROOT/etc/environment"
+    cp "$ROOT/etc/environment" "$TMP/environment.orig"
+}
+
+@test "injected fsync failure (EIO): original kept, no temporary file, a warning; --strict starts nothing" {
+    need_strace
+    original_environment
+    check_fault fsync "Input/output error|I/O error" -e trace=fsync -e inject=fsync:error=EIO:when=1
+    grep -q '^fsync([0-9]*<.*/etc/\.environment\.nccl-init-[0-9]*-[0-9a-f]*>) = -1 EIO' "$TMP/trace"
+}
+
+@test "injected rename failure (ENOSPC): original kept, no temporary file, a warning; --strict starts nothing" {
+    need_strace
+    original_environment
+    check_fault rename "No space left on device" \
+        -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:error=ENOSPC
+    grep -Eq '^rename(at2?)?\(.*\.environment\.nccl-init-[0-9]+-[0-9a-f]+.* = -1 ENOSPC' "$TMP/trace"
+}
+
+@test "injected write failure (ENOSPC) on the temporary file only: original kept, no temporary file, a warning" {
+    need_strace
+    original_environment
+    # Which write() of nccl-init goes to the temporary file: stderr gets the
+    # profile's warnings first.
+    local sc n
+    read -r sc n < <(temp_file_call write)
+    [ "$sc" = write ]
+    [ "$n" -ge 1 ]
+    check_fault write "No space left on device" -e trace=write -e inject=write:error=ENOSPC:when="$n"
+    # and it was the temporary file's write that failed, not a log line
+    grep -Eq '^write\([0-9]+<[^>]*/etc/\.environment\.nccl-init-[0-9]+-[0-9a-f]+>, .* = -1 ENOSPC \(No space left on device\) \(INJECTED\)$' \
+        "$TMP/trace" || { cat "$TMP/trace"; return 1; }
+}
+
+@test "injected failure creating the temporary file (EACCES): original kept, a warning" {
+    need_strace
+    original_environment
+    # musl and glibc open files with different syscalls and counts: find
+    # the call that creates the temporary file.
+    local sc n
+    read -r sc n < <(temp_file_call open,openat,creat)
+    [ -n "$sc" ]
+    [ "$n" -ge 1 ]
+    check_fault "create temporary file" "Permission denied" \
+        -e trace="$sc" -e inject="$sc":error=EACCES:when="$n"
+    grep -q "^$sc(.*\.environment\.nccl-init-.*O_EXCL.*(INJECTED)" "$TMP/trace"
+}
+
+@test "injected failure of the directory's fsync: the new file is in place, the warning says so" {
+    need_strace
+    original_environment
+    run --separate-stderr strace_start "$TMP/trace" -e trace=fsync -e inject=fsync:error=EIO:when=2 \
+        -- --sinks etc-environment -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    is_sink_warning "$(sink_warnings)" etc-environment "$ROOT/etc/environment" \
+        "fsync directory" "Input/output error|I/O error"
+    grep -Eq '^fsync\([0-9]+<[^>]*/etc>\) += -1 EIO' "$TMP/trace"
+    cmp <(outside_of "$ROOT/etc/environment") <(cat "$TMP/environment.orig"; printf '\n')
+    [ "$(grep -cx -- "$BEGIN" "$ROOT/etc/environment")" = 1 ]
+    assert_equal "$(files_in "$ROOT/etc")" environment
+}
+
+@test "a symlink at the target is refused; the file it points to is untouched" {
+    printf 'VICTIM=1\n' >"$ROOT/victim"
+    cp "$ROOT/victim" "$TMP/victim.orig"
+    ln -s "$ROOT/victim" "$ROOT/etc/environment"
+    ln -s "$ROOT/missing" "$ROOT/etc/nccl.conf" # dangling: must not be created
+    run --separate-stderr ni_start --sinks "$SINKS" -- sh -c 'touch "$1"; exit 4' sh "$TMP/started"
+    assert_failure 4
+    [ -e "$TMP/started" ]
+    assert_equal "$(sink_warnings)" "$(printf '%s\n' \
+        "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: read: refusing to write through a symlink; skipped" \
+        "nccl-init: warning: sink nccl-conf: $ROOT/etc/nccl.conf: read: refusing to write through a symlink; skipped")"
+    cmp "$ROOT/victim" "$TMP/victim.orig"
+    [ ! -e "$ROOT/missing" ]
+    [ -L "$ROOT/etc/environment" ]
+    [ "$(readlink "$ROOT/etc/environment")" = "$ROOT/victim" ]
+    [ -L "$ROOT/etc/nccl.conf" ]
+    [ "$(readlink "$ROOT/etc/nccl.conf")" = "$ROOT/missing" ]
+    assert_equal "$(files_in "$ROOT/etc" | paste -sd' ')" "environment nccl.conf"
+
+    run --separate-stderr ni_start --strict --sinks "$SINKS" -- touch "$TMP/started2"
+    assert_failure 2
+    [ ! -e "$TMP/started2" ]
+    cmp "$ROOT/victim" "$TMP/victim.orig"
+}
+
+@test "a symlink at the record's file is refused too" {
+    mkdir "$ROOT/run/nccl-init"
+    printf 'VICTIM=1\n' >"$ROOT/victim"
+    cp "$ROOT/victim" "$TMP/victim.orig"
+    ln -s "$ROOT/victim" "$ROOT/run/nccl-init/profile.env"
+    run --separate-stderr ni_start --sinks record -- true
+    assert_success
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: check target: refusing to write through a symlink; skipped"
+    cmp "$ROOT/victim" "$TMP/victim.orig"
+    [ -L "$ROOT/run/nccl-init/profile.env" ]
+}
+
+@test "a FIFO at the target is refused without blocking" {
+    mkfifo "$ROOT/etc/environment"
+    run --separate-stderr timeout 10 "$NI" -q --root "$ROOT" --sinks etc-environment \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: read: Invalid argument; skipped"
+    [ -p "$ROOT/etc/environment" ]
+}
+
+@test "a damaged block (BEGIN without END, END alone, two blocks) is left alone with a warning" {
+    local damaged=(
+        "A=1\n$BEGIN\nNCCL_ALGO=Old\nB=2\n"
+        "A=1\nNCCL_ALGO=Old\n$END\nB=2"
+        "$BEGIN\nX=1\n$END\nmid\n$BEGIN\nY=1\n$END\n"
+        "$BEGIN\n$BEGIN\nX=1\n$END\n"
+    )
+    local d
+    for d in "${damaged[@]}"; do
+        printf '%b' "$d" >"$ROOT/etc/environment"
+        printf '%b' "$d" >"$ROOT/etc/nccl.conf"
+        cp "$ROOT/etc/environment" "$TMP/orig"
+        run --separate-stderr ni_start --sinks "$SINKS" -- touch "$TMP/started"
+        assert_success
+        [ -e "$TMP/started" ]
+        assert_equal "$(sink_warnings)" "$(printf '%s\n' \
+            "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: its nccl-init block is damaged (a BEGIN without an END, or two blocks); skipped" \
+            "nccl-init: warning: sink nccl-conf: $ROOT/etc/nccl.conf: its nccl-init block is damaged (a BEGIN without an END, or two blocks); skipped")"
+        cmp "$ROOT/etc/environment" "$TMP/orig"
+        cmp "$ROOT/etc/nccl.conf" "$TMP/orig"
+        run state_sinks
+        assert_line --index 0 'etc-environment failed'
+        assert_line --index 1 'nccl-conf failed'
+        assert_line --index 2 --regexp '^record (written|unchanged)$'
+
+        rm -f "$TMP/started"
+        run --separate-stderr ni_start --strict --sinks "$SINKS" -- touch "$TMP/started"
+        assert_failure 2
+        [ ! -e "$TMP/started" ]
+        cmp "$ROOT/etc/environment" "$TMP/orig"
+    done
+}
