@@ -13,15 +13,19 @@ CAPDIR := $(BUILD)/libcap-musl
 
 SRCS := $(wildcard init/*.c)
 HDRS := $(wildcard init/*.h)
-# Everything but main.c, for the unit tests and the fuzzer.
-LIB_SRCS := $(filter-out init/main.c,$(SRCS))
+# The init, and nccl-init-tools (verify, detect's report), which the init
+# execs for those verbs; the unit tests and the fuzzer take everything else.
+TOOLS_ONLY := init/tools_main.c init/verify.c init/detect_print.c
+INIT_SRCS := $(filter-out $(TOOLS_ONLY),$(SRCS))
+TOOLS_SRCS := $(filter-out init/main.c,$(SRCS))
+LIB_SRCS := $(filter-out init/main.c init/tools_main.c,$(SRCS))
 
 STD := -std=c11 -D_GNU_SOURCE
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 MUSL_CC := musl-gcc
-REL_CFLAGS := $(STD) $(WARN) -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+REL_CFLAGS := $(STD) $(WARN) -Os -flto -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
 	-fno-stack-protector -DNCCL_INIT_ARENA -I$(CAPDIR)/include
-REL_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,norelro -Wl,-z,noseparate-code \
+REL_LDFLAGS := -static -Os -flto -Wl,--gc-sections -Wl,-z,norelro -Wl,-z,noseparate-code \
 	-Wl,-z,common-page-size=64 -Wl,--build-id=none -s
 
 SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -36,7 +40,7 @@ DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
 
 .PHONY: all deps test unit bats demo bench fuzz clean sanitize
 
-all: $(BUILD)/nccl-init
+all: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools
 
 deps: $(DEPS_STAMP)
 
@@ -54,19 +58,27 @@ $(DEPS_STAMP):
 $(CAPDIR)/lib/libcap.a: scripts/libcap-musl.sh | $(DEPS_STAMP)
 	sh scripts/libcap-musl.sh $(CAPDIR)
 
-$(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
-	$(MUSL_CC) $(REL_CFLAGS) -o $@ $(SRCS) $(REL_LDFLAGS) -L$(CAPDIR)/lib -lcap
+$(BUILD)/nccl-init: $(INIT_SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
+	$(MUSL_CC) $(REL_CFLAGS) -o $@ $(INIT_SRCS) $(REL_LDFLAGS) -L$(CAPDIR)/lib -lcap
 	@file $@ | grep -q 'statically linked' || { echo "$@ is not static" >&2; exit 1; }
+	@echo "$@: $$(stat -c %s $@) bytes"
+
+$(BUILD)/nccl-init-tools: $(TOOLS_SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
+	$(MUSL_CC) $(REL_CFLAGS) -o $@ $(TOOLS_SRCS) $(REL_LDFLAGS) -L$(CAPDIR)/lib -lcap
 	@echo "$@: $$(stat -c %s $@) bytes"
 
 # The same sources under the host gcc with ASan+UBSan (glibc, Debian's libcap).
 # The init keeps its start-up data until it exits, by design: no leak checks
 # for the CLI binary (tests/helpers/asan-options.c); the unit tests keep them.
-$(BUILD)/san/nccl-init: $(SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_STAMP)
+$(BUILD)/san/nccl-init: $(INIT_SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	gcc $(SAN_CFLAGS) -o $@ $(SRCS) tests/helpers/asan-options.c -lcap
+	gcc $(SAN_CFLAGS) -o $@ $(INIT_SRCS) tests/helpers/asan-options.c -lcap
 
-sanitize: $(BUILD)/san/nccl-init
+$(BUILD)/san/nccl-init-tools: $(TOOLS_SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(SAN_CFLAGS) -o $@ $(TOOLS_SRCS) tests/helpers/asan-options.c -lcap
+
+sanitize: $(BUILD)/san/nccl-init $(BUILD)/san/nccl-init-tools
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 
@@ -82,11 +94,12 @@ $(BUILD)/test/orphans: tests/helpers/orphans.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
 
-test: $(BUILD)/nccl-init $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
+test: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools $(BUILD)/san/nccl-init \
+		$(BUILD)/san/nccl-init-tools $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
 		$(BUILD)/test/orphans
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
-demo: $(BUILD)/nccl-init
+demo: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools
 	@scripts/demo.sh
 
 bench: $(BUILD)/nccl-init

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_TARGET (4 << 20)
@@ -80,12 +79,12 @@ int atomic_write(const char *path, const char *data, size_t len, const char **st
     char tmp[64 + 256];
     struct buf t = BUF_FIXED(tmp);
     int fd = -1;
+    /* O_EXCL makes the name safe; pid and a counter make it unique enough
+     * that a leftover from a crash is simply stepped over. */
+    static unsigned counter;
     for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
         t.len = 0;
-        buf_printf(&t, ".%.*s.nccl-init-%d-%lx", 200, name, (int)getpid(),
-                   (unsigned long)(ts.tv_nsec ^ (attempt * 7919L)));
+        buf_printf(&t, ".%.*s.nccl-init-%d-%u", 200, name, (int)getpid(), counter++);
         *step = "create temporary file";
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST) {

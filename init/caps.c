@@ -20,15 +20,22 @@ static unsigned cap_count(void)
 /* The kernel's capability numbers, in docker's spelling. Our own table
  * rather than cap_from_name(): libcap's text functions pull printf and
  * strtoul into the binary for numeric names that docker does not accept. */
-static const char *const cap_names[] = {
-    "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID",
-    "SETUID", "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN",
-    "NET_RAW", "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE",
-    "SYS_PACCT", "SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME",
-    "SYS_TTY_CONFIG", "MKNOD", "LEASE", "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP",
-    "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ",
-    "PERFMON", "BPF", "CHECKPOINT_RESTORE",
-};
+static const char cap_names[] =
+    "CHOWN\0DAC_OVERRIDE\0DAC_READ_SEARCH\0FOWNER\0FSETID\0KILL\0SETGID\0SETUID\0SETPCAP\0"
+    "LINUX_IMMUTABLE\0NET_BIND_SERVICE\0NET_BROADCAST\0NET_ADMIN\0NET_RAW\0IPC_LOCK\0IPC_OWNER\0"
+    "SYS_MODULE\0SYS_RAWIO\0SYS_CHROOT\0SYS_PTRACE\0SYS_PACCT\0SYS_ADMIN\0SYS_BOOT\0SYS_NICE\0"
+    "SYS_RESOURCE\0SYS_TIME\0SYS_TTY_CONFIG\0MKNOD\0LEASE\0AUDIT_WRITE\0AUDIT_CONTROL\0SETFCAP\0"
+    "MAC_OVERRIDE\0MAC_ADMIN\0SYSLOG\0WAKE_ALARM\0BLOCK_SUSPEND\0AUDIT_READ\0PERFMON\0BPF\0"
+    "CHECKPOINT_RESTORE\0";
+
+/* The name of capability c, or "?". */
+static const char *cap_name(unsigned c)
+{
+    const char *p = cap_names;
+    for (; *p && c; c--)
+        p += strlen(p) + 1;
+    return *p ? p : "?";
+}
 
 /* "sys_admin", "SYS_ADMIN" or "CAP_SYS_ADMIN" -> number; "ALL" -> -2. */
 static int cap_parse(const char *s, size_t n)
@@ -37,8 +44,9 @@ static int cap_parse(const char *s, size_t n)
         return -2;
     if (n >= 4 && strncasecmp(s, "CAP_", 4) == 0)
         s += 4, n -= 4;
-    for (unsigned c = 0; c < ARRAY_SIZE(cap_names) && c < cap_count(); c++)
-        if (strlen(cap_names[c]) == n && strncasecmp(cap_names[c], s, n) == 0)
+    unsigned c = 0;
+    for (const char *p = cap_names; *p && c < cap_count(); p += strlen(p) + 1, c++)
+        if (strlen(p) == n && strncasecmp(p, s, n) == 0)
             return (int)c;
     return -1;
 }
@@ -98,7 +106,7 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
         for (unsigned c = 0; c < cap_count(); c++)
             if (keep & ~have & BIT(c)) {
                 die(EXIT_USAGE, "--cap-add: CAP_%s is not held by nccl-init, so the child "
-                                "cannot get it", c < ARRAY_SIZE(cap_names) ? cap_names[c] : "?");
+                                "cannot get it", cap_name(c));
             }
     p->keep = keep;
 }

@@ -23,12 +23,14 @@ static const char *const verbs[] = {
 enum {
     O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
     O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_SIGNAL_CHILD, O_REWRITE, O_GRACE,
-    O_KILL_EXIT_CODE, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
+    O_KILL_EXIT_CODE, O_JSON, O_ALL, O_PID, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 };
 
 #define RUN (1 << VERB_RUN)
 #define CHECK (1 << VERB_CHECK)
 #define RENDER (1 << VERB_RENDER)
+#define VERIFY (1 << VERB_VERIFY)
+#define DETECT (1 << VERB_DETECT)
 #define ANY (~0u)
 
 /* Which verbs take each option: an option given to another verb is a usage
@@ -40,8 +42,8 @@ static const struct optdef {
     unsigned verbs;
 } optdefs[] = {
     { "profile", 'p', O_PROFILE, 1, RUN | RENDER },
-    { "profile-dir", 0, O_PROFILE_DIR, 1, RUN | CHECK | RENDER },
-    { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER },
+    { "profile-dir", 0, O_PROFILE_DIR, 1, RUN | CHECK | RENDER | DETECT },
+    { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER | VERIFY | DETECT },
     { "nccl-lib", 0, O_NCCL_LIB, 1, RUN | CHECK | RENDER },
     { "format", 0, O_FORMAT, 1, RENDER },
     { "enforce", 0, O_ENFORCE, 0, RUN | RENDER },
@@ -55,6 +57,9 @@ static const struct optdef {
     { "rewrite", 0, O_REWRITE, 1, RUN },
     { "grace", 0, O_GRACE, 1, RUN },
     { "kill-exit-code", 0, O_KILL_EXIT_CODE, 1, RUN },
+    { "json", 0, O_JSON, 0, VERIFY | DETECT },
+    { "all", 0, O_ALL, 0, VERIFY },
+    { "pid", 0, O_PID, 1, VERIFY },
     { "verbose", 'v', O_VERBOSE, 0, ANY },
     { "quiet", 'q', O_QUIET, 0, ANY },
     { "help", 'h', O_HELP, 0, ANY },
@@ -136,6 +141,16 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
     case O_STRICT: o->strict = true; break;
     case O_PYTHON: push(&o->python, &o->npython, arg); break;
     case O_SIGNAL_CHILD: o->stop.signal_child = true; break;
+    case O_JSON: o->json = true; break;
+    case O_ALL: o->all = true; break;
+    case O_PID: {
+        long long n;
+        if (!parse_c_integer(arg, &n) || n <= 0 || strspn(arg, "0123456789") != strlen(arg))
+            die(EXIT_USAGE, "--pid %s: expected a process id", arg);
+        o->pids = xrealloc(o->pids, (o->npids + 1) * sizeof *o->pids);
+        o->pids[o->npids++] = (pid_t)n;
+        break;
+    }
     case O_REWRITE: parse_rewrite(o, arg); break;
     case O_GRACE: o->stop.grace_ms = parse_seconds(arg); break;
     case O_KILL_EXIT_CODE: {
@@ -246,15 +261,15 @@ void cli_parse(int argc, char **argv, struct options *o)
         return;
     if (o->nprofiles == 0 && (o->verb == VERB_RUN || o->verb == VERB_RENDER)) {
         const char *env = getenv("NCCL_INIT_PROFILE");
-        if (env && *env)
-            profiles_from_env(o, env);
+        profiles_from_env(o, env && *env ? env : "auto");
     }
     if (o->verb == VERB_RUN && o->noperands == 0)
         die(EXIT_USAGE, "no command given (usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...])");
     if (o->verb == VERB_CHECK && o->noperands == 0)
         die(EXIT_USAGE, "check: no profile given (usage: nccl-init check FILE|NAME...)");
-    if (o->verb == VERB_RENDER && o->noperands)
-        die(EXIT_USAGE, "render: unexpected argument '%s'", o->operands[0]);
+    if ((o->verb == VERB_RENDER || o->verb == VERB_VERIFY || o->verb == VERB_DETECT) &&
+        o->noperands)
+        die(EXIT_USAGE, "%s: unexpected argument '%s'", verbs[o->verb], o->operands[0]);
 }
 
 char *cli_profile_dir(const struct options *o)
@@ -266,39 +281,22 @@ char *cli_profile_dir(const struct options *o)
 
 void cli_usage(void)
 {
-    static const char usage[] ="usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
-          "       nccl-init check [--nccl-lib PATH] FILE|NAME...\n"
-          "       nccl-init render [-p PROFILE]... [--enforce] [--format FORMAT]\n"
-          "         FORMAT: env, json, etc-environment, python, nccl-conf\n"
-          "       nccl-init help | version\n"
-          "\n"
-          "Runs COMMAND with a validated NCCL profile as its canonical environment,\n"
-          "forwarding signals and reaping zombies, and exits with its status.\n"
-          "\n"
-          "  -p, --profile NAME|PATH  profile to apply; repeatable, later ones win\n"
-          "                           (default: $NCCL_INIT_PROFILE, a comma list)\n"
-          "      --profile-dir DIR    where NAME.env is looked up\n"
-          "                           (default: <root>" DEFAULT_PROFILE_DIR ")\n"
-          "      --root DIR           prefix for the files nccl-init derives paths for\n"
-          "      --sinks LIST         etc-environment,python,nccl-conf,record, all or none\n"
-          "                           (default all)\n"
-          "      --strict             a sink that cannot be written: exit 2, start nothing\n"
-          "      --python PATH        also hook this interpreter's stdlib (repeatable)\n"
-          "      --grace SECONDS      how long a stop waits before SIGKILL (default 8)\n"
-          "      --signal-child       forward signals to the child, not its process group\n"
-          "      --rewrite FROM:TO    forward signal FROM as TO (TO 0: drop it)\n"
-          "      --kill-exit-code N   exit N when stragglers had to be killed\n"
-          "      --enforce            profile values win over the environment\n"
-          "      --nccl-lib PATH      take known NCCL_* names from this libnccl.so\n"
-          "      --cap-drop LIST      drop capabilities (docker names, ALL) from the child\n"
-          "      --cap-add LIST       keep or add capabilities for the child\n"
-          "      --no-new-privs       set no_new_privs for the child\n"
-          "  -v, --verbose / -q, --quiet   log more / less (or NCCL_INIT_LOG)\n"
-          "  -h, --help, --version\n"
-          "\n"
-          "Exit: COMMAND's status, 128+N if signal N killed it, 127 not found,\n"
-          "126 not executable, 2 usage or invalid profile (nothing started).\n";
-    write_all(STDOUT_FILENO, usage, strlen(usage));
+    static const char usage[] =
+        "usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
+        "       nccl-init check|render|verify|detect|help|version [OPTIONS]\n"
+        "run:    -p NAME|PATH|auto (repeatable; default $NCCL_INIT_PROFILE, else auto)\n"
+        "        --profile-dir DIR (" DEFAULT_PROFILE_DIR ")  --root DIR  --enforce\n"
+        "        --sinks etc-environment,python,nccl-conf,record|all|none  --strict\n"
+        "        --python PY  --grace SECONDS (8)  --signal-child  --rewrite FROM:TO\n"
+        "        --kill-exit-code N  --cap-drop CAPS  --cap-add CAPS  --no-new-privs\n"
+        "        --nccl-lib LIBNCCL  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"
+        "check:  [--nccl-lib LIBNCCL] FILE|NAME...\n"
+        "render: [-p PROFILE]... [--enforce] [--format env|json|etc-environment|python|nccl-conf]\n"
+        "verify: [--json] [--all] [--pid PID]...\n"
+        "detect: [--json]\n"
+        "Exit: the command's status, 128+N when signal N killed it, 127 not found,\n"
+        "126 not executable, 2 bad usage or profile (nothing started). See README.md.\n";
+    write_all(STDOUT_FILENO, usage, sizeof usage - 1);
 }
 
 void cli_version(void)

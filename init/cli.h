@@ -26,6 +26,9 @@ struct options {
     const char **python; /* --python interpreters */
     size_t npython;
     struct stop_policy stop; /* --signal-child, --rewrite, --grace, --kill-exit-code */
+    bool json, all;          /* verify, detect */
+    pid_t *pids;             /* verify --pid */
+    size_t npids;
     char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME...; NULL-terminated */
     size_t noperands;
 };

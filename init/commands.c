@@ -9,6 +9,7 @@
 #include "sinks.h"
 #include "supervise.h"
 
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -116,4 +117,17 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
         .ctx = &st,
     };
     return supervise(&c, &o->stop);
+}
+
+_Noreturn void cmd_tools(char **argv)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        die(EXIT_USAGE, "%s: cannot find nccl-init's own path: %s", argv[1], errstr(errno));
+    self[n] = '\0';
+    *strrchr(self, '/') = '\0';
+    char *tools = path_join(self, "nccl-init-tools");
+    execv(tools, argv);
+    die(EXIT_USAGE, "%s needs %s: %s", argv[1], tools, errstr(errno));
 }

@@ -30,7 +30,9 @@ int main(int argc, char **argv)
         return cmd_render(&o);
     case VERB_RUN:
         return cmd_run(&o, &sig);
-    default:
-        die(EXIT_USAGE, "%s: not available yet", argv[1]);
+    case VERB_VERIFY:
+    case VERB_DETECT:
+        cmd_tools(argv);
     }
+    return EXIT_USAGE;
 }

@@ -1,5 +1,6 @@
 #include "resolve.h"
 
+#include "detect.h"
 #include "util.h"
 
 #include <errno.h>
@@ -10,6 +11,22 @@ static void check_entry(const struct entry *e, void *ctx)
 {
     struct resolved *r = ctx;
     validate_entry(e, &r->known, DIAG_ERROR, &r->diag);
+}
+
+/* "auto": the profile the rules in the profile directory pick for the
+ * hardware; NULL when that is none. The log says why. */
+static const char *choose_auto(const struct options *o, const char *dir)
+{
+    struct hardware h;
+    struct choice c;
+    detect_hardware(&h, o->root);
+    detect_choose(&c, &h, dir);
+    const char *model = h.ngpus ? h.gpus[0].model : "";
+    log_info("auto: %zu GPU%s%s%s, %u NVSwitch%s: %s (%s)", h.ngpus, h.ngpus == 1 ? "" : "s",
+             *model ? " " : "", model, h.nvswitches, h.nvswitches == 1 ? "" : "es",
+             c.profile ? c.profile : "none",
+             c.profile ? c.reason : c.reason ? c.reason : "no rule matched");
+    return c.profile && strcmp(c.profile, "none") != 0 ? c.profile : NULL;
 }
 
 unsigned resolve_profiles(struct resolved *r, const struct options *o, const char *const *specs,
@@ -26,10 +43,13 @@ unsigned resolve_profiles(struct resolved *r, const struct options *o, const cha
     char *dir = cli_profile_dir(o);
     r->profiles = xmalloc(n * sizeof *r->profiles);
     for (size_t i = 0; i < n; i++) {
+        const char *spec = specs[i];
+        if (strcmp(spec, "auto") == 0 && !(spec = choose_auto(o, dir)))
+            continue;
         struct profile *p = &r->profiles[r->n++];
         /* Lines that parsed are validated even when others did not, so one
          * run reports every problem in the file, in line order. */
-        profile_load(p, specs[i], dir, &r->diag, check_entry, r);
+        profile_load(p, spec, dir, &r->diag, check_entry, r);
         if (each_alone) {
             const struct entry **set = xmalloc(p->n * sizeof *set);
             for (size_t j = 0; j < p->n; j++)

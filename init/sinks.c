@@ -149,7 +149,7 @@ static void byte_compile(const struct python_home *h, const char *hook)
         log_debug("python: no interpreter next to %s to byte-compile with", h->stdlib);
         return;
     }
-    pid_t pid = fork();
+    pid_t pid = _Fork(); /* single-threaded: see supervise() */
     if (pid == 0) {
         char *argv[] = { h->binary, "-I", "-c",
                          "import py_compile,sys\npy_compile.compile(sys.argv[1],doraise=True)",
@@ -264,6 +264,12 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
         free(dir);
         return;
     }
+    /* Where the Python hook notes what it applied: any user may add to it,
+     * like /tmp; verify trusts a note only from the process's own user. */
+    char *applied = path_join(dir, "applied");
+    if (mkdir(applied, 01777) == 0)
+        chmod(applied, 01777); /* not subject to the umask */
+    free(applied);
     free(dir);
     /* The record is nccl-init's own file: written whole, no block. */
     char *path = rooted(o, RECORD_ENV);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,10 +32,12 @@ struct state {
 
 enum { RUNNING, STOPPING, KILLING };
 
+/* The system call itself: the vDSO lookup behind clock_gettime would cost
+ * the binary a kilobyte, and the init asks the time only while stopping. */
 static long long now_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -127,7 +130,10 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
     int sfd = signalfd(-1, &c->sig->taken, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0)
         die(EXIT_CANNOT_RUN, "signalfd: %s", errstr(errno));
-    pid_t pid = fork();
+    /* _Fork: the system call without fork()'s atfork handlers and locks,
+     * which only threaded programs need and which would bring timed
+     * rwlocks and the vDSO into a single-threaded init. */
+    pid_t pid = _Fork();
     if (pid < 0)
         die(EXIT_CANNOT_RUN, "fork: %s", errstr(errno));
     if (pid == 0) {

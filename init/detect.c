@@ -1,0 +1,264 @@
+#include "detect.h"
+
+#include "log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static char *slurp(const char *root, const char *a, const char *b)
+{
+    struct buf p = { 0 };
+    buf_printf(&p, "%s%s%s%s", root, a, b ? "/" : "", b ? b : "");
+    char *text;
+    size_t len;
+    int r = read_file(p.data, 1 << 16, &text, &len);
+    buf_free(&p);
+    return r < 0 ? NULL : text;
+}
+
+static unsigned long hex_file(const char *root, const char *dev, const char *name)
+{
+    struct buf p = { 0 };
+    buf_printf(&p, "/sys/bus/pci/devices/%s", dev);
+    char *t = slurp(root, p.data, name);
+    buf_free(&p);
+    long long v = -1;
+    if (t)
+        parse_c_integer(t, &v);
+    free(t);
+    return (unsigned long)v;
+}
+
+/* "Model:           NVIDIA H100 80GB HBM3" -> the value, trimmed. */
+static void field(const char *text, const char *name, char *out, size_t size)
+{
+    const char *p = text;
+    size_t n = strlen(name);
+    while (p && strncmp(p, name, n) != 0)
+        p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+    if (!p)
+        return;
+    p += n + strspn(p + n, " \t");
+    size_t l = strcspn(p, "\n");
+    while (l && (p[l - 1] == ' ' || p[l - 1] == '\t'))
+        l--;
+    if (l >= size)
+        l = size - 1;
+    memcpy(out, p, l);
+    out[l] = '\0';
+}
+
+static struct gpu *add_gpu(struct hardware *h, size_t *cap, const char *bus)
+{
+    grow((void **)&h->gpus, cap, h->found + 1, sizeof *h->gpus);
+    struct gpu *g = &h->gpus[h->found++];
+    memset(g, 0, sizeof *g);
+    struct buf b = BUF_FIXED(g->bus);
+    buf_str(&b, bus);
+    g->numa = -1;
+    return g;
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+    return strcmp(((const struct gpu *)a)->bus, ((const struct gpu *)b)->bus);
+}
+
+/* How many devices a visibility list leaves: NULL or "all" leaves them all;
+ * "none", "void" or "" none; otherwise one per entry (CUDA stops at the
+ * first invalid index, -1 being the usual way to hide everything). */
+static size_t visible(const char *list, size_t found)
+{
+    if (!list || strcmp(list, "all") == 0)
+        return found;
+    size_t n = 0;
+    for (const char *s = list; *s;) {
+        size_t l = strcspn(s, ",");
+        if (l == 0 || (s[0] == '-' && s[1] >= '0' && s[1] <= '9') || strncmp(s, "none", l) == 0 ||
+            strncmp(s, "void", l) == 0)
+            break;
+        n++;
+        s += l + (s[l] == ',');
+    }
+    return n < found ? n : found;
+}
+
+void detect_hardware(struct hardware *h, const char *root)
+{
+    memset(h, 0, sizeof *h);
+    const char *r = root ? root : "";
+    size_t cap = 0;
+    struct buf dir = { 0 };
+    /* The driver's list holds exactly the GPUs of this container. */
+    buf_printf(&dir, "%s/proc/driver/nvidia/gpus", r);
+    DIR *d = opendir(dir.data);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *text;
+        struct buf p = { 0 };
+        buf_printf(&p, "%s/%s/information", dir.data, e->d_name);
+        size_t len;
+        if (read_file(p.data, 1 << 16, &text, &len) == 0) {
+            struct gpu *g = add_gpu(h, &cap, e->d_name);
+            field(text, "Model:", g->model, sizeof g->model);
+            free(text);
+        }
+        buf_free(&p);
+        h->source = "driver";
+    }
+    if (d)
+        closedir(d);
+    buf_free(&dir);
+    /* sysfs: every NVIDIA function; GPUs too when the driver's list is not
+     * there (no driver in the container, or a fake tree). */
+    buf_printf(&dir, "%s/sys/bus/pci/devices", r);
+    d = opendir(dir.data);
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || hex_file(r, e->d_name, "vendor") != 0x10de)
+            continue;
+        unsigned long cls = hex_file(r, e->d_name, "class");
+        if ((cls >> 8) == 0x0680) {
+            h->nvswitches++;
+        } else if ((cls >> 16) == 0x03) {
+            struct gpu *g = NULL;
+            for (size_t i = 0; i < h->found; i++)
+                if (strcasecmp(h->gpus[i].bus, e->d_name) == 0)
+                    g = &h->gpus[i];
+            if (!g && h->source && strcmp(h->source, "driver") == 0)
+                continue; /* another container's GPU */
+            if (!g) {
+                g = add_gpu(h, &cap, e->d_name);
+                struct buf m = BUF_FIXED(g->model);
+                buf_printf(&m, "10de:%04lx", hex_file(r, e->d_name, "device"));
+                h->source = "sysfs";
+            }
+            g->numa = (int)hex_file(r, e->d_name, "numa_node");
+        }
+    }
+    if (d)
+        closedir(d);
+    buf_free(&dir);
+    buf_printf(&dir, "%s/sys/devices/system/node", r);
+    d = opendir(dir.data);
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9')
+            h->numa_nodes++;
+    if (d)
+        closedir(d);
+    buf_free(&dir);
+    sort(h->gpus, h->found, sizeof *h->gpus, cmp_gpu);
+    h->ngpus = visible(getenv("NVIDIA_VISIBLE_DEVICES"), h->found);
+    h->ngpus = visible(getenv("CUDA_VISIBLE_DEVICES"), h->ngpus);
+    if (!h->source)
+        h->source = "none";
+}
+
+static unsigned long value_of(const struct hardware *h, const char *name, size_t n)
+{
+    if (n == 4 && strncmp(name, "gpus", 4) == 0)
+        return h->ngpus;
+    if (n == 10 && strncmp(name, "nvswitches", 10) == 0)
+        return h->nvswitches;
+    if (n == 4 && strncmp(name, "numa", 4) == 0)
+        return h->numa_nodes;
+    return (unsigned long)-1;
+}
+
+/* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, or *. Returns
+ * 1 (holds), 0 (does not), -1 (not understood). */
+static int condition(const struct hardware *h, const char *c, size_t n)
+{
+    if (n == 1 && c[0] == '*')
+        return 1;
+    size_t k = strcspn(c, "=<>~");
+    if (k >= n)
+        return -1;
+    char op[3] = { c[k], 0, 0 };
+    size_t v = k + 1;
+    if (c[k + 1] == '=' && (c[k] == '<' || c[k] == '>'))
+        op[1] = c[v++];
+    char *arg = xstrndup(c + v, n - v);
+    int r = -1;
+    if (op[0] == '~' && k == 5 && strncmp(c, "model", 5) == 0) {
+        r = h->ngpus > 0;
+        for (size_t i = 0; i < h->ngpus && r; i++) {
+            size_t al = strlen(arg);
+            r = 0;
+            for (const char *m = h->gpus[i].model; *m && !r; m++)
+                r = strncasecmp(m, arg, al) == 0;
+        }
+    } else {
+        unsigned long have = value_of(h, c, k);
+        long long want;
+        if (have != (unsigned long)-1 && parse_c_integer(arg, &want) && *arg) {
+            unsigned long long w = (unsigned long long)want;
+            r = strcmp(op, "=") == 0    ? have == w
+                : strcmp(op, ">=") == 0 ? have >= w
+                : strcmp(op, "<=") == 0 ? have <= w
+                : strcmp(op, ">") == 0  ? have > w
+                : strcmp(op, "<") == 0  ? have < w
+                                        : -1;
+        }
+    }
+    free(arg);
+    return r;
+}
+
+void detect_choose(struct choice *c, const struct hardware *h, const char *profile_dir)
+{
+    memset(c, 0, sizeof *c);
+    c->rules = path_join(profile_dir, "auto.rules");
+    char *text;
+    size_t len;
+    if (read_file(c->rules, 1 << 16, &text, &len) < 0) {
+        /* Not an error: an install without profiles runs with none. */
+        c->reason = xstrdup(errstr(errno));
+        return;
+    }
+    unsigned line = 0;
+    for (char *s = text, *next; s && *s; s = next) {
+        next = strchr(s, '\n');
+        if (next)
+            *next++ = '\0';
+        line++;
+        char *arrow = (char *)find_bytes(s, strlen(s), "->", 2);
+        if (s[0] == '#' || !*s)
+            continue;
+        if (!arrow) {
+            log_warn("%s:%u: expected CONDITIONS -> PROFILE: REASON", c->rules, line);
+            continue;
+        }
+        int holds = 1;
+        for (char *p = s; p < arrow;) {
+            p += strspn(p, " \t");
+            size_t n = strcspn(p, " \t");
+            if (p + n > arrow)
+                n = (size_t)(arrow - p);
+            if (!n)
+                break;
+            int r = condition(h, p, n);
+            if (r < 0) {
+                log_warn("%s:%u: unknown condition '%.*s'", c->rules, line, (int)n, p);
+                holds = 0;
+                break;
+            }
+            holds &= r;
+            p += n;
+        }
+        if (!holds)
+            continue;
+        char *prof = arrow + 2 + strspn(arrow + 2, " \t");
+        size_t pl = strcspn(prof, ": \t");
+        char *why = prof + pl + strspn(prof + pl, ": \t");
+        c->profile = xstrndup(prof, pl);
+        c->reason = xstrdup(why);
+        c->line = line;
+        break;
+    }
+    free(text);
+}

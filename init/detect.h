@@ -1,0 +1,41 @@
+/* What hardware this container sees, without CUDA or NVML (the init is
+ * static and cannot load them), and the profile that auto picks for it. */
+#ifndef NCCL_INIT_DETECT_H
+#define NCCL_INIT_DETECT_H
+
+#include "util.h"
+
+#include <stdbool.h>
+
+struct gpu {
+    char bus[16];   /* 0000:18:00.0 */
+    char model[80]; /* from the driver, or "10de:DEVICE" from sysfs alone */
+    int numa;
+};
+
+struct hardware {
+    struct gpu *gpus;
+    size_t ngpus;      /* after NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES */
+    size_t found;      /* before them */
+    unsigned nvswitches, numa_nodes;
+    const char *source; /* "driver" or "sysfs" */
+};
+
+/* Reads /proc/driver/nvidia/gpus, /sys/bus/pci/devices and
+ * /sys/devices/system/node under root, and the visibility variables from
+ * the environment. */
+void detect_hardware(struct hardware *h, const char *root);
+
+struct choice {
+    char *profile; /* NULL when no rule matched */
+    char *reason;
+    unsigned line;
+    char *rules; /* the rules file */
+};
+
+/* Applies DIR/auto.rules: the first line whose conditions all hold. */
+void detect_choose(struct choice *c, const struct hardware *h, const char *profile_dir);
+
+void detect_print(struct buf *b, const struct hardware *h, const struct choice *c, bool json);
+
+#endif

@@ -1,0 +1,40 @@
+/* detect's report, text or JSON: in nccl-init-tools, not in the init. */
+#include "detect.h"
+
+#include <string.h>
+
+void detect_print(struct buf *b, const struct hardware *h, const struct choice *c, bool json)
+{
+    if (json) {
+        buf_printf(b, "{\n  \"gpus\": %zu,\n  \"gpus_found\": %zu,\n  \"source\": \"%s\",\n"
+                      "  \"devices\": [", h->ngpus, h->found, h->source);
+        for (size_t i = 0; i < h->ngpus; i++) {
+            buf_printf(b, "%s{\"bus\": ", i ? ", " : "");
+            json_string(b, h->gpus[i].bus);
+            buf_str(b, ", \"model\": ");
+            json_string(b, h->gpus[i].model);
+            buf_printf(b, ", \"numa\": %d}", h->gpus[i].numa);
+        }
+        buf_printf(b, "],\n  \"nvswitches\": %u,\n  \"numa_nodes\": %u,\n  \"profile\": ",
+                   h->nvswitches, h->numa_nodes);
+        json_string(b, c->profile ? c->profile : "none");
+        buf_str(b, ",\n  \"reason\": ");
+        json_string(b, c->reason ? c->reason : "no rule matched");
+        buf_str(b, ",\n  \"rules\": ");
+        json_string(b, c->rules);
+        buf_printf(b, ",\n  \"rule_line\": %u\n}\n", c->line);
+        return;
+    }
+    buf_printf(b, "gpus:       %zu", h->ngpus);
+    if (h->ngpus != h->found)
+        buf_printf(b, " of %zu (NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES)", h->found);
+    buf_printf(b, ", from %s\n", h->source);
+    for (size_t i = 0; i < h->ngpus; i++)
+        buf_printf(b, "  %-14s %s (numa %d)\n", h->gpus[i].bus, h->gpus[i].model,
+                   h->gpus[i].numa);
+    buf_printf(b, "nvswitches: %u\nnuma nodes: %u\n", h->nvswitches, h->numa_nodes);
+    if (c->profile)
+        buf_printf(b, "profile:    %s (%s; %s:%u)\n", c->profile, c->reason, c->rules, c->line);
+    else
+        buf_printf(b, "profile:    none (no rule of %s matched)\n", c->rules);
+}
