@@ -106,6 +106,8 @@ bench: $(BUILD)/nccl-init
 	@scripts/bench-startup.sh
 	@echo
 	@scripts/bench-python-hook.sh
+	@echo
+	@scripts/bench-pid1.sh
 
 FUZZ_SECONDS ?= 600
 # UBSan findings abort (so libFuzzer saves them); edit_distance is left out

@@ -209,17 +209,20 @@ static int condition(const struct hardware *h, const char *c, size_t n)
     return r;
 }
 
-void detect_choose(struct choice *c, const struct hardware *h, const char *profile_dir)
+void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
+                   const char *root)
 {
     memset(c, 0, sizeof *c);
     c->rules = path_join(profile_dir, "auto.rules");
     char *text;
     size_t len;
-    if (read_file(c->rules, 1 << 16, &text, &len) < 0) {
+    int r = read_file(c->rules, 1 << 16, &text, &len);
+    if (r < 0) {
         /* Not an error: an install without profiles runs with none. */
-        c->reason = xstrdup(errstr(errno));
+        c->reason = xstrdup(errstr(-r));
         return;
     }
+    detect_hardware(h, root);
     unsigned line = 0;
     for (char *s = text, *next; s && *s; s = next) {
         next = strchr(s, '\n');
@@ -241,13 +244,13 @@ void detect_choose(struct choice *c, const struct hardware *h, const char *profi
                 n = (size_t)(arrow - p);
             if (!n)
                 break;
-            int r = condition(h, p, n);
-            if (r < 0) {
+            int cond = condition(h, p, n);
+            if (cond < 0) {
                 log_warn("%s:%u: unknown condition '%.*s'", c->rules, line, (int)n, p);
                 holds = 0;
                 break;
             }
-            holds &= r;
+            holds &= cond;
             p += n;
         }
         if (!holds)

@@ -33,8 +33,11 @@ struct choice {
     char *rules; /* the rules file */
 };
 
-/* Applies DIR/auto.rules: the first line whose conditions all hold. */
-void detect_choose(struct choice *c, const struct hardware *h, const char *profile_dir);
+/* Applies DIR/auto.rules: the first line whose conditions all hold. The
+ * hardware is scanned only when there are rules to apply it to (h, zeroed,
+ * is filled then); without them the choice is none. */
+void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
+                   const char *root);
 
 void detect_print(struct buf *b, const struct hardware *h, const struct choice *c, bool json);
 

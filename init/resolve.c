@@ -17,10 +17,9 @@ static void check_entry(const struct entry *e, void *ctx)
  * hardware; NULL when that is none. The log says why. */
 static const char *choose_auto(const struct options *o, const char *dir)
 {
-    struct hardware h;
+    struct hardware h = { 0 };
     struct choice c;
-    detect_hardware(&h, o->root);
-    detect_choose(&c, &h, dir);
+    detect_choose(&c, &h, dir, o->root);
     const char *model = h.ngpus ? h.gpus[0].model : "";
     log_info("auto: %zu GPU%s%s%s, %u NVSwitch%s: %s (%s)", h.ngpus, h.ngpus == 1 ? "" : "s",
              *model ? " " : "", model, h.nvswitches, h.nvswitches == 1 ? "" : "es",

@@ -17,11 +17,12 @@ static int cmd_verify(const struct options *o)
 
 static int cmd_detect(const struct options *o)
 {
-    struct hardware h;
+    struct hardware h = { 0 };
     struct choice c;
     char *dir = cli_profile_dir(o);
-    detect_hardware(&h, o->root);
-    detect_choose(&c, &h, dir);
+    detect_choose(&c, &h, dir, o->root);
+    if (!c.rules || !h.source)
+        detect_hardware(&h, o->root); /* report the hardware even without rules */
     struct buf b = { 0 };
     detect_print(&b, &h, &c, o->json);
     write_all(STDOUT_FILENO, b.data, b.len);

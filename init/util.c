@@ -276,39 +276,34 @@ int read_file(const char *path, size_t max, char **data, size_t *len)
     if (fd < 0)
         return -errno;
     struct stat st;
-    if (fstat(fd, &st) < 0) {
-        int e = errno;
+    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
         close(fd);
         return -e;
     }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return -EISDIR;
-    }
+    /* Straight into the heap: an init's stack pages count in its RSS.
+     * /proc and sysfs report sizes of 0 or 4096 whatever they hold. */
     struct buf b = { 0 };
-    char chunk[4096];
+    size_t guess = st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1 : 256;
+    grow((void **)&b.data, &b.cap, guess, 1);
     for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (b.cap - b.len < 2)
+            grow((void **)&b.data, &b.cap, b.cap * 2, 1);
+        ssize_t n = read(fd, b.data + b.len, b.cap - b.len - 1);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            int e = errno;
+        if (n <= 0 || b.len + (size_t)n > max) {
+            int e = n < 0 ? errno : EFBIG;
+            if (n == 0)
+                break;
             close(fd);
             buf_free(&b);
             return -e;
         }
-        if (n == 0)
-            break;
-        if (b.len + (size_t)n > max) {
-            close(fd);
-            buf_free(&b);
-            return -EFBIG;
-        }
-        buf_add(&b, chunk, (size_t)n);
+        b.len += (size_t)n;
     }
     close(fd);
-    if (!b.data)
-        buf_add(&b, "", 0);
+    b.data[b.len] = '\0';
     *data = b.data;
     *len = b.len;
     return 0;

@@ -27,3 +27,16 @@ caps_of() {
     awk '/^Cap(Inh|Prm|Eff|Bnd|Amb):/ { printf "%s%s", sep, $2; sep = " " } END { print "" }' \
         "/proc/$1/status"
 }
+
+# Takes nccl-init's Python hooks out of the (copy-on-write) stdlib again, so
+# that a test starts from an image that has none.
+remove_python_hooks() {
+    local f
+    for f in /etc/python3*/sitecustomize.py /usr/lib/python3*/sitecustomize.py \
+        /usr/local/lib/python3*/sitecustomize.py; do
+        [ -f "$f" ] && [ ! -L "$f" ] || continue
+        sed -i '/^# BEGIN nccl-init$/,/^# END nccl-init$/d' "$f"
+        [ -s "$f" ] || rm -f "$f"
+    done
+    rm -f /usr/lib/python3*/__pycache__/sitecustomize.* /usr/local/lib/python3*/__pycache__/sitecustomize.*
+}
