@@ -108,6 +108,8 @@ bench: $(BUILD)/nccl-init
 	@scripts/bench-python-hook.sh
 	@echo
 	@scripts/bench-pid1.sh
+	@echo
+	@scripts/bench-verify.sh
 
 FUZZ_SECONDS ?= 600
 # UBSan findings abort (so libFuzzer saves them); edit_distance is left out

@@ -158,6 +158,14 @@ static bool note_has(const char *note, const char *key)
     return false;
 }
 
+/* Ends a table row: no padding after the last column. */
+static void end_row(struct buf *b)
+{
+    while (b->len && b->data[b->len - 1] == ' ')
+        b->len--;
+    buf_str(b, "\n");
+}
+
 enum { VIA_ENV, VIA_SITE, VIA_CONF, VIA_MISSING, VIA_CONFLICT };
 static const char *const via_names[] = { "env", "site", "nccl.conf", "MISSING", "CONFLICT" };
 
@@ -238,7 +246,7 @@ int verify(const struct verify_options *o)
         for (size_t k = 0; k < want.n; k++)
             if (strncmp(want.v[k].key, "NCCL_INIT_", 10) != 0)
                 buf_printf(&out, " %-10.10s", want.v[k].key + (strncmp(want.v[k].key, "NCCL_", 5) ? 0 : 5));
-        buf_str(&out, "\n");
+        end_row(&out);
     }
     struct buf notes = { 0 };
     for (size_t i = 0; i < n; i++) {
@@ -302,7 +310,10 @@ int verify(const struct verify_options *o)
             }
         }
         good += ok;
-        buf_str(&out, o->json ? (ok ? "}, \"ok\": true}" : "}, \"ok\": false}") : "\n");
+        if (o->json)
+            buf_str(&out, ok ? "}, \"ok\": true}" : "}, \"ok\": false}");
+        else
+            end_row(&out);
         free(note);
         free(env);
     }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Benchmark: nccl-init verify auditing 1000 processes, against `ps -e` as
+# the anchor (it reads the same /proc entries), in one interleaved run.
+#
+#   BENCH_PROCS (default 1000), BENCH_ROUNDS (default 20)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PROCS=${BENCH_PROCS:-1000}
+ROUNDS=${BENCH_ROUNDS:-20}
+NI=$PWD/build/nccl-init
+ROOT=$PWD/build/bench/verify-root
+TIMER=build/bench/spawn-timer
+
+[[ -x $TIMER && ! scripts/bench/spawn-timer.c -nt $TIMER ]] ||
+    { mkdir -p build/bench && gcc -O2 -Wall -Wextra -o "$TIMER" scripts/bench/spawn-timer.c; }
+
+# The record verify reads, written under a private root (never /run).
+rm -rf "$ROOT"
+mkdir -p "$ROOT/etc" "$ROOT/run"
+"$NI" -q --root "$ROOT" --sinks record --profile-dir profiles -p pcie-8gpu -- true 2>/dev/null
+mapfile -t values < <(grep -v '^#' "$ROOT/run/nccl-init/profile.env")
+
+# PROCS sleeping processes that carry the resolved set, so that every one
+# passes and verify exits 0 (the timer stops at a failing run).
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+trap cleanup EXIT
+for ((i = 0; i < PROCS; i++)); do
+    env "${values[@]}" sleep 600 &
+    pids+=($!)
+done
+sleep 1
+total=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+# verify walks all of /proc either way; --pid names the ones to audit (all
+# of them pass, where --all would also audit, and fail, the machine's own).
+args=()
+for p in "${pids[@]}"; do args+=(--pid "$p"); done
+
+echo "== nccl-init verify: $PROCS processes audited, $total in /proc walked =="
+echo "machine: $(nproc) CPUs, $(uname -r); $(date -u '+%Y-%m-%d %H:%M UTC'); shared and noisy"
+"$NI" verify --root "$ROOT" "${args[@]}" | tail -n 1
+results=$("$TIMER" "$ROUNDS" 2 \
+    :: ps-e /bin/ps -e -o pid=,comm= \
+    :: verify "$NI" verify --root "$ROOT" "${args[@]}")
+awk -v procs="$total" '
+    { med[$1] = $4 / 1e6; mn[$1] = $3 / 1e6; p90[$1] = $5 / 1e6 }
+    END {
+        printf "%-8s %9s %11s %9s %8s\n", "command", "min ms", "median ms", "p90 ms", "ratio"
+        printf "%-8s %9.1f %11.1f %9.1f %7s\n", "ps-e", mn["ps-e"], med["ps-e"], p90["ps-e"], "1.00x"
+        printf "%-8s %9.1f %11.1f %9.1f %7.2fx\n", "verify", mn["verify"], med["verify"], p90["verify"], med["verify"] / med["ps-e"]
+        printf "\nverdict: verify audits %d processes in < 200 ms: %s (median %.1f ms)\n", procs, \
+            (med["verify"] < 200 ? "PASS" : "FAIL"), med["verify"]
+    }' <<<"$results"
