@@ -8,27 +8,19 @@
 #include <string.h>
 #include <strings.h>
 
-static char *slurp(const char *root, const char *a, const char *b)
-{
-    struct buf p = { 0 };
-    buf_printf(&p, "%s%s%s%s", root, a, b ? "/" : "", b ? b : "");
-    char *text;
-    size_t len;
-    int r = read_file(p.data, 1 << 16, &text, &len);
-    buf_free(&p);
-    return r < 0 ? NULL : text;
-}
-
+/* A sysfs attribute of a PCI device, such as "0x10de\n"; ~0 when unreadable. */
 static unsigned long hex_file(const char *root, const char *dev, const char *name)
 {
     struct buf p = { 0 };
-    buf_printf(&p, "/sys/bus/pci/devices/%s", dev);
-    char *t = slurp(root, p.data, name);
-    buf_free(&p);
+    buf_printf(&p, "%s/sys/bus/pci/devices/%s/%s", root, dev, name);
+    char *t;
+    size_t len;
     long long v = -1;
-    if (t)
+    if (read_file(p.data, 4096, &t, &len) == 0) {
         parse_c_integer(t, &v);
-    free(t);
+        free(t);
+    }
+    buf_free(&p);
     return (unsigned long)v;
 }
 
