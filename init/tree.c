@@ -1,9 +1,9 @@
 #include "tree.h"
 
+#include "procfs.h"
 #include "util.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -21,32 +21,12 @@ static int cmp_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses,
- * so the fields are counted from the last ')'. */
 static bool read_stat(pid_t pid, struct proc *p)
 {
-    char path[32], text[512];
-    struct buf b = BUF_FIXED(path);
-    buf_printf(&b, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    struct proc_stat st;
+    if (!proc_stat_read(pid, &st))
         return false;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    text[n] = '\0';
-    char *s = strrchr(text, ')');
-    long long ppid, pgrp;
-    if (!s || s[1] != ' ' || !s[2] || s[3] != ' ')
-        return false;
-    s += 4;
-    if (!parse_c_integer(s, &ppid))
-        return false;
-    s = strchr(s, ' ');
-    if (!s || !parse_c_integer(s + 1, &pgrp))
-        return false;
-    *p = (struct proc){ pid, (pid_t)ppid, (pid_t)pgrp, -1 };
+    *p = (struct proc){ pid, st.ppid, st.pgrp, -1 };
     return true;
 }
 

@@ -1,6 +1,7 @@
 #include "verify.h"
 
 #include "log.h"
+#include "procfs.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -75,27 +76,14 @@ static char *proc_file(pid_t pid, const char *name, size_t max, size_t *len)
 static bool read_proc(pid_t pid, struct proc *p)
 {
     size_t len;
-    char *stat = proc_file(pid, "stat", 4096, &len);
-    if (!stat)
+    struct proc_stat st;
+    if (!proc_stat_read(pid, &st))
         return false;
     memset(p, 0, sizeof *p);
     p->pid = pid;
-    char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-    if (open && close && close > open) {
-        size_t n = (size_t)(close - open - 1);
-        memcpy(p->comm, open + 1, n < sizeof p->comm - 1 ? n : sizeof p->comm - 1);
-        /* fields after ')': state ppid ... starttime is the 20th */
-        char *f = close + 2;
-        long long v;
-        for (int i = 0; f && i < 20; i++, f = strchr(f, ' '), f = f ? f + 1 : NULL)
-            if ((i == 1 || i == 19) && parse_c_integer(f, &v)) {
-                if (i == 1)
-                    p->ppid = (pid_t)v;
-                else
-                    p->start = (unsigned long long)v;
-            }
-    }
-    free(stat);
+    p->ppid = st.ppid;
+    p->start = st.start;
+    memcpy(p->comm, st.comm, sizeof p->comm);
     char exe[256];
     struct buf b = BUF_FIXED(exe);
     buf_printf(&b, "/proc/%d/exe", (int)pid);

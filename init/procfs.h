@@ -1,0 +1,17 @@
+/* /proc/PID/stat, read once for the tree walk and for verify. */
+#ifndef NCCL_INIT_PROCFS_H
+#define NCCL_INIT_PROCFS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct proc_stat {
+    pid_t pid, ppid, pgrp;
+    unsigned long long start; /* clock ticks after boot */
+    char comm[32];
+};
+
+/* Reads and parses /proc/PID/stat; false when the process is gone. */
+bool proc_stat_read(pid_t pid, struct proc_stat *st);
+
+#endif
