@@ -6,6 +6,8 @@
 #   make demo       build and run a command under the bundled pcie-8gpu profile
 #   make bench      benchmarks: size, start-up overhead, the Python hook's cost
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
+#   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
+#   make test-gpu   the GPU suite (tests/gpu); each test skips without a GPU
 
 SHELL := /bin/bash
 BUILD := build
@@ -38,7 +40,7 @@ DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-s
 	libclang-rt-14-dev file
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
 
-.PHONY: all deps test unit bats demo bench fuzz clean sanitize
+.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu
 
 all: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools
 
@@ -94,7 +96,14 @@ $(BUILD)/test/orphans: tests/helpers/orphans.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
 
-test: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools $(BUILD)/san/nccl-init \
+# nccl-probe (CUDA runtime + libnccl); prints "skipped: ..." without the toolkit
+probe:
+	@scripts/build-probe.sh
+
+test-gpu: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools probe
+	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
+
+test: probe $(BUILD)/nccl-init $(BUILD)/nccl-init-tools $(BUILD)/san/nccl-init \
 		$(BUILD)/san/nccl-init-tools $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
 		$(BUILD)/test/orphans
 	@scripts/run-tests.sh $(UNIT_TESTS)
@@ -125,4 +134,5 @@ fuzz: $(BUILD)/fuzz/fuzz_profile
 		-dict=tests/fuzz/dict.txt -print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 clean:
-	rm -rf $(BUILD)/nccl-init $(BUILD)/san $(BUILD)/unit $(BUILD)/fuzz
+	rm -rf $(BUILD)/nccl-init $(BUILD)/nccl-init-tools $(BUILD)/nccl-probe $(BUILD)/san \
+		$(BUILD)/unit $(BUILD)/fuzz

@@ -10,7 +10,7 @@ fi
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
-REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # The release binary by default; the test runner also passes the ASan+UBSan
 # build through NCCL_INIT_BIN.
 NI=${NCCL_INIT_BIN:-$REPO/build/nccl-init}

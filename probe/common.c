@@ -1,0 +1,172 @@
+/* nccl-probe: Error handling, CUDA/NCCL basics and small helpers. */
+#include "probe.h"
+
+const char *cmd = "nccl-probe";
+
+void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nccl-probe: %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("nccl-probe: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (nccl-probe --help)\n", stderr);
+    va_end(ap);
+    exit(EXIT_USAGE);
+}
+
+const char usage_text[] =
+    "usage: nccl-probe COMMAND [OPTIONS]\n"
+    "  topo [--json] [--rules FILE] [--root DIR]\n"
+    "      devices, PCI bus ids, P2P access and performance rank, NCCL version,\n"
+    "      and the profile auto.rules suggests (the same choice as nccl-init detect)\n"
+    "  params [--profile FILE]\n"
+    "      one communicator per visible GPU; which variables NCCL itself logs as\n"
+    "      \"set by environment\"; exit 1 when a variable of the resolved profile\n"
+    "      (" DEFAULT_PROFILE_ENV ", or FILE) did not reach NCCL\n"
+    "  allreduce [--min-bytes 8] [--max-bytes 64M] [--iters 20] [--warmup 5] [--json]\n"
+    "      all-reduce (float, sum) over all visible GPUs in this process\n"
+    "  suggest [--rules FILE] [--root DIR] [--gpu MODEL]... [--json]\n"
+    "      the rule evaluation of topo without CUDA: one --gpu per visible GPU\n"
+    "rules: --rules, else " DEFAULT_RULES ", else ./profiles/auto.rules,\n"
+    "       else profiles/auto.rules next to the binary's directory\n"
+    "exit: 0 ok, 1 check failed, 2 usage, 3 no GPU or driver, 4 CUDA/NCCL error\n";
+
+/* ---------------------------------------------------------------- CUDA, NCCL */
+
+
+/* The number of visible devices, or one line and exit 3. Everything that
+ * touches a GPU starts here, so no other CUDA call runs without one. */
+int devices_or_exit(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "nccl-probe: %s: no usable GPU: %s (%s from cudaGetDeviceCount)\n", cmd,
+                cudaGetErrorString(e), cudaGetErrorName(e));
+        exit(EXIT_NO_GPU);
+    }
+    if (n <= 0) {
+        fprintf(stderr, "nccl-probe: %s: no usable GPU: cudaGetDeviceCount found no device\n", cmd);
+        exit(EXIT_NO_GPU);
+    }
+    return n;
+}
+
+void nccl_version(char *out, size_t size, int *code)
+{
+    int v = 0;
+    NCCL(ncclGetVersion(&v));
+    /* NCCL_VERSION(X,Y,Z): X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before */
+    if (v >= 20900)
+        snprintf(out, size, "%d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
+    else
+        snprintf(out, size, "%d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
+    if (code)
+        *code = v;
+}
+
+/* ---------------------------------------------------------------- small helpers */
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        die(EXIT_RUNTIME, "out of memory");
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    if (!p)
+        die(EXIT_RUNTIME, "out of memory");
+    return p;
+}
+
+/* A whole (small) file, NUL-terminated, or NULL with errno set. */
+char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *s = xcalloc(cap, 1);
+    size_t r;
+    while ((r = fread(s + len, 1, cap - len - 1, f)) > 0) {
+        len += r;
+        if (len + 1 == cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t)
+                die(EXIT_RUNTIME, "out of memory");
+            s = t;
+        }
+    }
+    int err = ferror(f) ? EIO : 0;
+    fclose(f);
+    if (err) {
+        free(s);
+        errno = err;
+        return NULL;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+void json_str(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+/* 8, 4096, 4K, 64M, 1G (powers of 1024). */
+bool parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (errno || *end || v > (SIZE_MAX >> shift))
+        return false;
+    *out = (size_t)(v << shift);
+    return true;
+}
+
+bool parse_count(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !isdigit((unsigned char)*s) || *end || v < 0 || v > INT_MAX)
+        return false;
+    *out = (int)v;
+    return true;
+}

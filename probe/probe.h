@@ -1,0 +1,95 @@
+/* nccl-probe's shared pieces: exit codes, error handling, small helpers,
+ * and the auto.rules evaluation that topo and suggest share. */
+#ifndef NCCL_PROBE_H
+#define NCCL_PROBE_H
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+
+#define EXIT_CHECK 1
+#define EXIT_USAGE 2
+#define EXIT_NO_GPU 3
+#define EXIT_RUNTIME 4
+
+#define DEFAULT_RULES "/etc/nccl-init/profiles/auto.rules"
+#define DEFAULT_PROFILE_ENV "/run/nccl-init/profile.env"
+
+
+extern const char *cmd;
+extern const char usage_text[];
+
+#define CUDA(call)                                                                              \
+    do {                                                                                        \
+        cudaError_t e_ = (call);                                                                \
+        if (e_ != cudaSuccess)                                                                  \
+            die(EXIT_RUNTIME, "%s: %s (%s)", #call, cudaGetErrorString(e_), cudaGetErrorName(e_)); \
+    } while (0)
+
+#define NCCL(call)                                                                              \
+    do {                                                                                        \
+        ncclResult_t r_ = (call);                                                               \
+        if (r_ != ncclSuccess) {                                                                \
+            const char *last_ = ncclGetLastError(NULL);                                         \
+            die(EXIT_RUNTIME, "%s: %s%s%s", #call, ncclGetErrorString(r_),                      \
+                last_ && *last_ ? ": " : "", last_ ? last_ : "");                               \
+        }                                                                                       \
+    } while (0)
+
+/* What the rules see: the same quantities as nccl-init detect. GPUs come
+ * from CUDA (or --gpu); NVSwitches and NUMA nodes from the same sysfs scan
+ * as detect, since CUDA does not show NVSwitches. */
+struct node {
+    int ngpus;
+    char **models;
+    unsigned nvswitches, numa_nodes;
+};
+
+struct choice {
+    char profile[64];
+    char reason[256];
+    char rules[PATH_MAX];
+    unsigned line; /* 0: no rule matched, or no rules */
+};
+
+struct rule_opts {
+    const char *rules, *root;
+    bool json;
+};
+
+void choose(struct choice *c, const struct node *n, const char *given, const char *root);
+int cmd_allreduce(int argc, char **argv);
+int cmd_params(int argc, char **argv);
+int cmd_suggest(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+int devices_or_exit(void);
+void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+void json_choice(const struct node *n, const struct choice *c);
+void json_str(const char *s);
+void nccl_version(char *out, size_t size, int *code);
+bool parse_bytes(const char *s, size_t *out);
+bool parse_count(const char *s, int *out);
+void print_choice(const struct choice *c);
+bool rule_option(struct rule_opts *o, int argc, char **argv, int *i);
+void scan_sysfs(struct node *n, const char *root);
+char *slurp(const char *path);
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+bool whole_int(const char *s, long long *v);
+void *xcalloc(size_t n, size_t size);
+char *xstrdup(const char *s);
+
+#endif
