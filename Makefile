@@ -6,6 +6,7 @@
 #   make demo       build and run a command under the bundled pcie-8gpu profile
 #   make bench      benchmarks: size, start-up overhead, the Python hook's cost
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
+#   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
 #   make test-gpu   the GPU suite (tests/gpu); each test skips without a GPU
 
@@ -37,10 +38,16 @@ SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-r
 DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-support bats-assert \
 	python3 python3-venv strace util-linux procps libcap2-bin openssh-server openssh-client \
 	tini dumb-init catatonit clang \
-	libclang-rt-14-dev file
+	libclang-rt-14-dev file \
+	podman buildah runc mmdebstrap yamllint
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
+# NO_DEPS=1: the build's packages are installed already (the image's builder
+# stage), so do not install the test suite's.
+ifdef NO_DEPS
+DEPS_STAMP :=
+endif
 
-.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu
+.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image
 
 all: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools
 
@@ -95,6 +102,11 @@ $(BUILD)/test/exec-with-env: tests/helpers/exec-with-env.c | $(DEPS_STAMP)
 $(BUILD)/test/orphans: tests/helpers/orphans.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
+
+# docker when a daemon answers, else buildah; the variables reach the script
+# through the environment.
+image:
+	@scripts/build-image.sh
 
 # nccl-probe (CUDA runtime + libnccl); prints "skipped: ..." without the toolkit
 probe:

@@ -1,0 +1,660 @@
+#!/usr/bin/env bats
+# bats file_tags=container
+#
+# The images of docker/ built and run for real, without a registry: a glibc
+# Debian 12 base made by mmdebstrap stands in for the CUDA/SGLang base and
+# serves as the builder, buildah (--isolation chroot) builds docker/Dockerfile
+# and docker/Dockerfile.vllm on it, podman with runc runs the results. Plus the
+# static checks of the Kubernetes manifests and of scripts/build-image.sh.
+#
+# Everything lives under build/container: the base image's tarball (made once,
+# ~20 s with a Debian mirror) and a private containers storage (graphroot)
+# whose layer cache makes later builds take seconds; the machine's own
+# container storage is not touched. Runtime state goes to /run, a private
+# copy-on-write layer in scripts/sandbox.sh. rm -rf build/container resets it.
+#
+# When podman, buildah or mmdebstrap are missing or cannot run here, every
+# test that builds or runs a container is skipped with the reason (the
+# docker test also needs Debian's dockerd). Those run once, in run-tests.sh's
+# pass with the release binary: the image has its own build of nccl-init.
+
+load helpers/common
+
+CDIR=$REPO/build/container
+BASE=localhost/nccl-init-base:test
+STANDIN=localhost/nccl-init-standin:test
+IMG=localhost/nccl-init-sglang:test
+IMG_PCIE=localhost/nccl-init-sglang-pcie:test
+IMG_NV=localhost/nccl-init-sglang-nv:test
+IMG_VLLM=localhost/nccl-init-vllm:test
+RUNROOT=/run/nccl-init-test-containers
+# mmdebstrap's arguments; the tarball is made again when they change.
+BASE_ARGS="--variant=apt --include=python3,procps bookworm"
+MIRROR=${NCCL_INIT_TEST_MIRROR:-http://deb.debian.org/debian}
+
+# podman without bats' fd 3: conmon outlives the command and would hold it,
+# and bats waits for it to close.
+pm() { podman "$@" 3>&-; }
+bh() { buildah "$@" 3>&-; }
+prun() { timeout 120 podman run --pull=never --network none "$@" 3>&-; }
+
+# Builds an image with scripts/build-image.sh (buildah) on the local base.
+# Fixed labels keep the layer cache valid from one run to the next.
+build_image() {
+    VCS_REF=test BUILD_DATE=1970-01-01T00:00:00Z "$REPO/scripts/build-image.sh" --engine buildah \
+        --build-arg "BUILDER_IMAGE=$BASE" "$@" 3>&-
+}
+
+# The reason to skip, or nothing when containers can be built and run here.
+container_env() {
+    [ "$(id -u)" = 0 ] || { echo "needs root (rootful podman and buildah)"; return; }
+    case ${NCCL_INIT_BIN:-$REPO/build/nccl-init} in
+        "$REPO/build/nccl-init") ;;
+        *) echo "runs once, in the pass with the release binary (the image builds its own nccl-init)"; return ;;
+    esac
+    local t missing=
+    for t in podman buildah runc mmdebstrap; do
+        command -v "$t" >/dev/null || missing+=" $t"
+    done
+    [ -z "$missing" ] || {
+        echo "not installed:$missing (apt-get install podman buildah runc mmdebstrap)"
+        return
+    }
+
+    # A private storage and configuration for podman and buildah.
+    mkdir -p "$CDIR/storage" "$RUNROOT"
+    cat >"$CDIR/storage.conf" <<EOF
+[storage]
+driver = "overlay"
+graphroot = "$CDIR/storage"
+runroot = "$RUNROOT/storage"
+EOF
+    {
+        echo "[containers]"
+        # Without CAP_SYS_RESOURCE the runtime cannot raise the limits to
+        # podman's defaults (1048576): stay within the hard limits.
+        local capeff nofile nproc
+        capeff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+        if (((16#$capeff >> 24 & 1) == 0)); then
+            nofile=$(ulimit -Hn) nproc=$(ulimit -Hu)
+            [ "$nofile" = unlimited ] && nofile=1048576
+            { [ "$nproc" = unlimited ] || [ "$nproc" -gt 4096 ]; } && nproc=4096
+            echo "default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=$nproc:$nproc\"]"
+        fi
+        echo "[engine]"
+        echo "runtime = \"runc\""
+        echo "tmp_dir = \"$RUNROOT/libpod\""
+        echo "events_logger = \"file\""
+    } >"$CDIR/containers.conf"
+    export CONTAINERS_STORAGE_CONF=$CDIR/storage.conf CONTAINERS_CONF=$CDIR/containers.conf
+    export BUILDAH_ISOLATION=chroot
+
+    local out
+    out=$(pm info 2>&1 >/dev/null) || { echo "podman cannot start here: $(tail -n 1 <<<"$out")"; return; }
+
+    # The base image: a tarball made once, imported when it is new; one run
+    # at a time (make test in two shells of the same checkout).
+    local tar=$CDIR/base.tar stamp lockfd
+    exec {lockfd}>"$CDIR/.lock-base"
+    flock -w 900 "$lockfd" || { echo "another test run holds $CDIR/.lock-base"; return; }
+    if [ ! -s "$tar" ] || [ "$(cat "$tar.args" 2>/dev/null)" != "$BASE_ARGS $MIRROR" ]; then
+        # shellcheck disable=SC2086
+        if ! mmdebstrap --format=tar $BASE_ARGS "$tar.tmp" "$MIRROR" >"$CDIR/mmdebstrap.log" 2>&1; then
+            rm -f "$tar.tmp"
+            echo "mmdebstrap could not make the base image from $MIRROR, which is needed once" \
+                "(build/container/mmdebstrap.log):" \
+                "$(grep -m 1 -E '^(W|E): ' "$CDIR/mmdebstrap.log" || tail -n 1 "$CDIR/mmdebstrap.log")"
+            return
+        fi
+        mv "$tar.tmp" "$tar"
+        echo "$BASE_ARGS $MIRROR" >"$tar.args"
+    fi
+    stamp=$(stat -c %Y-%s "$tar")
+    if [ "$(pm image inspect --format '{{index .Labels "nccl-init.test.tar"}}' "$BASE" 2>/dev/null)" != "$stamp" ]; then
+        pm import --quiet --change "LABEL nccl-init.test.tar=$stamp" \
+            --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+            "$tar" "$BASE" >/dev/null 2>"$CDIR/import.log" ||
+            { echo "podman import failed: $(tail -n 1 "$CDIR/import.log")"; return; }
+    fi
+    exec {lockfd}>&-
+    out=$(prun --rm "$BASE" python3 -c 'print("ok")' 2>&1) ||
+        { echo "podman cannot run a container here: $(tail -n 1 <<<"$out")"; return; }
+}
+
+setup_file() {
+    CONTAINER_SKIP=$(container_env)
+    export CONTAINER_SKIP
+    [ -n "$CONTAINER_SKIP" ] || return 0
+    echo "# container tests skipped: $CONTAINER_SKIP" >&3
+}
+
+setup() {
+    export CONTAINERS_STORAGE_CONF=$CDIR/storage.conf CONTAINERS_CONF=$CDIR/containers.conf
+    export BUILDAH_ISOLATION=chroot
+    NAME=nccl-init-test-$$-$BATS_TEST_NUMBER
+    TMP=$(mktemp -d)
+}
+
+teardown() {
+    if [ -n "$DOCKERD_PID" ]; then
+        dk rm -f "$NAME" >/dev/null 2>&1 || true
+        stop_dockerd
+        exec {DOCKER_LOCK}>&-
+    elif [ -z "${CONTAINER_SKIP:-}" ]; then
+        pm rm -f -t 0 "$NAME" >/dev/null 2>&1 || true
+    fi
+    rm -rf "${TMP:-/nonexistent}"
+}
+
+# For the tests that build or run containers.
+need_containers() {
+    [ -z "${CONTAINER_SKIP:-}" ] || skip "$CONTAINER_SKIP"
+}
+
+need_image() {
+    need_containers
+    pm image exists "$1" || skip "$1 was not built (see the build test above)"
+}
+
+# Skips when a failed build was the mirror's fault, not the Dockerfile's.
+skip_if_offline() {
+    if grep -qE 'Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect' <<<"$output"; then
+        skip "the builder stage needs a Debian mirror on its first build: $(grep -m 1 -E 'resolv|fetch|connect' <<<"$output")"
+    fi
+}
+
+@test "docker/Dockerfile builds with buildah on a local base (the builder stage compiles nccl-init)" {
+    need_containers
+    local t0=$SECONDS
+    run build_image -t "$IMG" --build-arg "BASE_IMAGE=$BASE"
+    echo "$output"
+    [ "$status" = 0 ] || skip_if_offline
+    assert_success
+    echo "# build: $((SECONDS - t0)) s" >&3
+    run pm image inspect --format '{{json .Config.Entrypoint}} {{json .Config.Cmd}} {{.Config.StopSignal}}' "$IMG"
+    assert_output '["/usr/local/bin/nccl-init","--","/usr/local/bin/nccl-init-entrypoint"] ["python3","-m","sglang.launch_server","--help"] SIGTERM'
+    run pm image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMG"
+    assert_line NCCL_INIT_PROFILE=auto
+    run pm image inspect --format '{{range $k, $v := .Labels}}{{println $k $v}}{{end}}' "$IMG"
+    assert_line "org.opencontainers.image.base.name $BASE"
+    assert_line "org.opencontainers.image.revision test"
+    assert_line --regexp '^org.opencontainers.image.version [0-9]+\.[0-9]+\.[0-9]+$'
+    assert_line --partial "org.opencontainers.image.title "
+    # both binaries run (detect is nccl-init-tools, exec'd from beside nccl-init),
+    # the profiles are in place
+    run prun --rm --entrypoint /bin/sh "$IMG" -c \
+        'ls /etc/nccl-init/profiles; /usr/local/bin/nccl-init --version; /usr/local/bin/nccl-init detect --json >/dev/null && echo tools-ok'
+    assert_success
+    assert_line pcie-8gpu.env
+    assert_line auto.rules
+    assert_line tools-ok
+}
+
+@test "the ENTRYPOINT runs CMD overrides under nccl-init as PID 1; -e NCCL_INIT_PROFILE picks the profile" {
+    need_image "$IMG"
+    # default: auto, and no GPU here
+    run --separate-stderr prun --rm "$IMG" env
+    assert_success
+    assert_line NCCL_INIT_PROFILE=none
+    refute_line --regexp '^NCCL_PROTO='
+    [[ "$stderr" == *"nccl-init: auto: 0 GPUs"*"none (no NVIDIA GPU visible to this container)"* ]]
+
+    run --separate-stderr prun --rm -e NCCL_INIT_PROFILE=pcie-8gpu "$IMG" env
+    assert_success
+    assert_line NCCL_INIT_PROFILE=pcie-8gpu
+    assert_line --regexp '^NCCL_INIT_DIGEST=[0-9a-f]{64}$'
+    assert_line NCCL_PROTO=LL
+    assert_line NCCL_ALGO=Ring
+    assert_line NCCL_P2P_LEVEL=SYS
+    assert_line NCCL_MAX_NCHANNELS=16
+    assert_line NCCL_BUFFSIZE=16777216
+    assert_line NCCL_NTHREADS=512
+    [[ "$stderr" == *"nccl-init: profile pcie-8gpu: 6 variables"* ]]
+
+    # PID 1 is nccl-init, the wrapper exec'd the command (no shell left)
+    run --separate-stderr prun --rm "$IMG" python3 -c '
+import os
+print(open("/proc/1/cmdline").read().split("\0")[0])
+print(open("/proc/%d/cmdline" % os.getppid()).read().split("\0")[0])'
+    assert_success
+    assert_line --index 0 /usr/local/bin/nccl-init
+    assert_line --index 1 /usr/local/bin/nccl-init
+    # an operator's value wins and is logged
+    run --separate-stderr prun --rm -e NCCL_INIT_PROFILE=pcie-8gpu -e NCCL_ALGO=Tree "$IMG" printenv NCCL_ALGO
+    assert_output Tree
+    [[ "$stderr" == *"1 override: NCCL_ALGO=Tree from the environment"* ]]
+    # the command's status comes back; an invalid profile starts nothing
+    run prun --rm "$IMG" sh -c 'exit 7'
+    assert_failure 7
+    run --separate-stderr prun --rm -e NCCL_INIT_PROFILE=no-such-profile "$IMG" echo started
+    assert_failure 2
+    refute_output --partial started
+}
+
+@test "the profile is a build argument; a profile that does not exist fails the build" {
+    need_image "$IMG"
+    run build_image -t "$IMG_PCIE" --build-arg "BASE_IMAGE=$BASE" --build-arg NCCL_INIT_PROFILE=pcie-8gpu
+    assert_success
+    run --separate-stderr prun --rm "$IMG_PCIE" printenv NCCL_INIT_PROFILE NCCL_PROTO
+    assert_success
+    assert_output $'pcie-8gpu\nLL'
+    # and the run-time environment still changes it
+    run --separate-stderr prun --rm -e NCCL_INIT_PROFILE=none "$IMG_PCIE" printenv NCCL_INIT_PROFILE
+    assert_output none
+
+    run build_image -t localhost/nccl-init-typo:test --build-arg "BASE_IMAGE=$BASE" \
+        --build-arg NCCL_INIT_PROFILE=pcie-8gpx
+    assert_failure
+    assert_output --partial pcie-8gpx
+    run pm image exists localhost/nccl-init-typo:test
+    assert_failure
+}
+
+@test "the spawn demo inside the container: all 8 workers ✓ (4 of 8 without nccl-init)" {
+    need_image "$IMG"
+    local demo=(-v "$REPO/scripts/demo-server.py:/demo/demo-server.py:ro")
+    local prof=/etc/nccl-init/profiles/pcie-8gpu.env
+    run prun --rm -e NCCL_INIT_PROFILE=pcie-8gpu "${demo[@]}" "$IMG" python3 /demo/demo-server.py "$prof"
+    echo "$output"
+    assert_success
+    assert_line --partial "8 of 8 workers have all six values"
+    [ "$(grep -c '✓$' <<<"$output")" = 8 ]
+    refute_output --partial '✗'
+
+    # the same server started directly with the six variables: the scrubbed
+    # workers lose them (the before of make demo)
+    local envs=() kv
+    while IFS= read -r kv; do envs+=(-e "$kv"); done < <(grep -E '^NCCL_' "$REPO/profiles/pcie-8gpu.env")
+    run prun --rm --entrypoint python3 "${envs[@]}" "${demo[@]}" "$IMG" /demo/demo-server.py "$prof"
+    echo "$output"
+    assert_success
+    assert_line --partial "4 of 8 workers have all six values"
+}
+
+# Starts helpers/tree.py detached in NAME (4 spawn workers, 2 of them from a
+# scrubbed environment); waits until its workers run.
+start_tree() {
+    pm run -d --pull=never --network none --name "$NAME" -e NCCL_INIT_PROFILE=pcie-8gpu \
+        -v "$REPO/tests/helpers:/helpers:ro" "$IMG" python3 /helpers/tree.py /tmp/ready 4 >/dev/null
+    local _
+    for _ in $(seq 200); do
+        pm exec "$NAME" test -e /tmp/ready 2>/dev/null && return 0
+        sleep 0.1
+    done
+    pm logs "$NAME" >&2
+    return 1
+}
+
+@test "podman exec CONTAINER nccl-init verify exits 0 while a Python tree runs" {
+    need_image "$IMG"
+    start_tree
+    run --separate-stderr pm exec "$NAME" nccl-init verify
+    echo "$output"
+    assert_success
+    assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +NTHREADS +P2P_LEVEL +PROTO'
+    read -r w1 w2 w3 w4 < <(pm exec "$NAME" cat /tmp/ready)
+    assert_line --regexp "^$w1 +python3 +env +env +env +env +env +env"
+    assert_line --regexp "^$w4 +python3 +site +site +site +site +site +site"
+    assert_line --regexp "^6 processes checked, 6 with every value \(profile pcie-8gpu, digest [0-9a-f]{12}\)$"
+    # what an exec'd shell and a login see
+    run pm exec "$NAME" sh -c '. /etc/environment; echo $NCCL_PROTO; cat /run/nccl-init/profile.env'
+    assert_line --index 0 LL
+    assert_line NCCL_INIT_PROFILE=pcie-8gpu
+}
+
+# The stop scenario with ENGINE (pm or dk): the server's main process dies at
+# once on SIGTERM; its worker (same process group) takes 0.5 s to clean up and
+# must be let finish, with the exit status 143 (the main child's), well within
+# the image's grace (8 s) and the engine's 10 s.
+stop_scenario() {
+    local engine=$1 image=$2
+    local worker='
+import signal, sys, time
+def stop(s, f):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(0.5)
+    print("worker: cleanup done", flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+print("worker: ready", flush=True)
+while True:
+    time.sleep(1)'
+    local main="
+import subprocess, sys, time
+subprocess.Popen([sys.executable, '-c', '''$worker'''])
+time.sleep(3600)"
+    "$engine" run -d --network none --name "$NAME" "$image" python3 -c "$main" >/dev/null
+    local _
+    for _ in $(seq 100); do
+        "$engine" logs "$NAME" 2>/dev/null | grep -q 'worker: ready' && break
+        sleep 0.1
+    done
+    local t0 t1
+    t0=$(date +%s%N)
+    run "$engine" stop -t 10 "$NAME"
+    t1=$(date +%s%N)
+    assert_success
+    local ms=$(((t1 - t0) / 1000000))
+    echo "# $engine stop took $ms ms" >&3
+    run "$engine" logs "$NAME"
+    echo "$output"
+    assert_line "worker: cleanup done"
+    refute_output --partial "grace time"
+    run "$engine" inspect --format '{{.State.ExitCode}}' "$NAME"
+    assert_output 143
+    [ "$ms" -ge 500 ]
+    [ "$ms" -lt 5000 ]
+}
+
+@test "podman stop: a worker's 0.5 s cleanup finishes within the grace, exit 143" {
+    need_image "$IMG"
+    stop_scenario pm "$IMG"
+}
+
+@test "--read-only root: warnings for the sinks, and the server still starts" {
+    need_image "$IMG"
+    run --separate-stderr prun --rm --read-only -e NCCL_INIT_PROFILE=pcie-8gpu "$IMG" \
+        python3 -c 'import os; print("server started", os.environ["NCCL_PROTO"])'
+    echo "$stderr"
+    assert_success
+    assert_output "server started LL"
+    [[ "$stderr" == *"warning: sink etc-environment: /etc/environment: "*"Read-only file system; skipped"* ]]
+    [[ "$stderr" == *"warning: sink nccl-conf: /etc/nccl.conf: "*"Read-only file system; skipped"* ]]
+    [[ "$stderr" == *"warning: sink python: "*"Read-only file system; skipped"* ]]
+}
+
+@test "--user 65532: the command runs, the sinks that need root are skipped with warnings" {
+    need_image "$IMG"
+    run --separate-stderr prun --rm --user 65532 -e NCCL_INIT_PROFILE=pcie-8gpu "$IMG" \
+        sh -c 'id -u; printenv NCCL_PROTO'
+    echo "$stderr"
+    assert_success
+    assert_output $'65532\nLL'
+    [[ "$stderr" == *"warning: sink etc-environment: /etc/environment: "*"Permission denied; skipped"* ]]
+    [[ "$stderr" == *"warning: sink nccl-conf: /etc/nccl.conf: "*"Permission denied; skipped"* ]]
+    [[ "$stderr" == *"warning: sink python: "*"Permission denied; skipped"* ]]
+    [[ "$stderr" == *"warning: sink record: /run/nccl-init: "*"Permission denied; skipped"* ]]
+    # and nothing worse than warnings
+    [[ "$stderr" != *error* ]]
+}
+
+@test "--cap-drop ALL: every sink is written, the command runs without capabilities" {
+    need_image "$IMG"
+    run --separate-stderr prun --rm --cap-drop ALL -e NCCL_INIT_PROFILE=pcie-8gpu "$IMG" sh -c '
+        awk "/^CapEff:/ { print \$2 }" /proc/self/status
+        env -i /usr/bin/python3 -c "import os; print(os.environ.get(\"NCCL_PROTO\"))"
+        grep -c "^NCCL_PROTO=LL$" /etc/nccl.conf
+        grep -c "^NCCL_PROTO=LL$" /run/nccl-init/profile.env'
+    echo "$stderr"
+    assert_success
+    assert_line --index 0 0000000000000000
+    # a Python started with an empty environment gets the value from the hook
+    assert_line --index 1 LL
+    assert_line --index 2 1
+    assert_line --index 3 1
+    [[ "$stderr" != *"warning: sink"* ]]
+}
+
+# A stand-in for the CUDA-based images: NVIDIA's entrypoint wrapper (it marks
+# the environment and execs its arguments, as the real one does after its
+# banner) and a "vllm" console script, with vLLM's ENTRYPOINT.
+build_standin() {
+    mkdir -p "$TMP/standin"
+    cat >"$TMP/standin/nvidia_entrypoint.sh" <<'EOF'
+#!/bin/bash
+echo "== CUDA (stand-in for /opt/nvidia/nvidia_entrypoint.sh) ==" >&2
+export NVIDIA_ENTRYPOINT_RAN=1
+exec "$@"
+EOF
+    cat >"$TMP/standin/vllm" <<'EOF'
+#!/usr/bin/python3
+import os, sys
+print("argv:", " ".join(sys.argv[1:]))
+print("NCCL_PROTO:", os.environ.get("NCCL_PROTO"))
+print("nvidia entrypoint:", os.environ.get("NVIDIA_ENTRYPOINT_RAN", "no"))
+print("ppid cmd:", open("/proc/%d/cmdline" % os.getppid()).read().split("\0")[0])
+EOF
+    chmod 755 "$TMP/standin/nvidia_entrypoint.sh" "$TMP/standin/vllm"
+    cat >"$TMP/standin/Containerfile" <<EOF
+FROM $BASE
+COPY nvidia_entrypoint.sh /opt/nvidia/nvidia_entrypoint.sh
+COPY vllm /usr/local/bin/vllm
+ENTRYPOINT ["vllm", "serve"]
+EOF
+    # touch: the same mtimes every run, so the layer cache holds
+    touch -d @0 "$TMP/standin"/*
+    bh bud --isolation chroot --layers -q -f "$TMP/standin/Containerfile" -t "$STANDIN" "$TMP/standin" >/dev/null
+}
+
+@test "on a CUDA-style base NVIDIA's entrypoint stays in the chain, below nccl-init" {
+    need_image "$IMG"
+    build_standin
+    run build_image -t "$IMG_NV" --build-arg "BASE_IMAGE=$STANDIN"
+    assert_success
+    run --separate-stderr prun --rm -e NCCL_INIT_PROFILE=pcie-8gpu "$IMG_NV" \
+        sh -c 'printenv NVIDIA_ENTRYPOINT_RAN NCCL_PROTO; tr "\0" " " </proc/1/cmdline'
+    assert_success
+    assert_line --index 0 1
+    assert_line --index 1 LL
+    assert_line --index 2 --partial "/usr/local/bin/nccl-init -- /usr/local/bin/nccl-init-entrypoint sh -c"
+    [[ "$stderr" == *"== CUDA (stand-in"* ]]
+}
+
+@test "docker/Dockerfile.vllm: nccl-init -- vllm serve, the CMD is vLLM's arguments" {
+    need_image "$IMG"
+    build_standin
+    run build_image --variant vllm -t "$IMG_VLLM" --build-arg "BASE_IMAGE=$STANDIN"
+    assert_success
+    run pm image inspect --format '{{json .Config.Entrypoint}} {{json .Config.Cmd}}' "$IMG_VLLM"
+    assert_output '["/usr/local/bin/nccl-init","--","vllm","serve"] ["--help"]'
+    run --separate-stderr prun --rm -e NCCL_INIT_PROFILE=pcie-8gpu "$IMG_VLLM" --model m --tensor-parallel-size 8
+    echo "$stderr"
+    assert_success
+    assert_line "argv: serve --model m --tensor-parallel-size 8"
+    assert_line "NCCL_PROTO: LL"
+    assert_line "ppid cmd: /usr/local/bin/nccl-init"
+    # vLLM's image does not run NVIDIA's wrapper; neither does this one
+    assert_line "nvidia entrypoint: no"
+    run prun --rm "$IMG_VLLM"
+    assert_line "argv: serve --help"
+}
+
+# Debian's dockerd on a private socket, without iptables or a bridge; its
+# data-root (and so its layer cache) under build/container, its exec-root in
+# the sandbox's /run. Stopped by its pid in teardown.
+DOCKERD_PID=
+start_dockerd() {
+    DEXEC=/run/nccl-init-test-docker
+    mkdir -p "$CDIR/docker" "$DEXEC"
+    export DOCKER_HOST=unix://$DEXEC/docker.sock
+    dockerd --data-root "$CDIR/docker" --exec-root "$DEXEC" --pidfile "$DEXEC/dockerd.pid" -H "$DOCKER_HOST" \
+        --iptables=false --ip6tables=false --bridge=none --ip-masq=false >"$CDIR/dockerd.log" 2>&1 3>&- \
+        {DOCKER_LOCK}>&- &
+    DOCKERD_PID=$!
+    local _
+    for _ in $(seq 150); do
+        dk info >/dev/null 2>&1 && return 0
+        kill -0 "$DOCKERD_PID" 2>/dev/null || break
+        sleep 0.2
+    done
+    stop_dockerd
+    skip "dockerd does not start here: $(grep -m 1 -iE 'level=(fatal|error)' "$CDIR/dockerd.log" ||
+        tail -n 1 "$CDIR/dockerd.log")"
+}
+
+stop_dockerd() {
+    [ -n "$DOCKERD_PID" ] || return 0
+    kill -TERM "$DOCKERD_PID" 2>/dev/null || true
+    local _
+    for _ in $(seq 100); do
+        kill -0 "$DOCKERD_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$DOCKERD_PID" 2>/dev/null || true
+    wait "$DOCKERD_PID" 2>/dev/null || true
+    DOCKERD_PID=
+}
+
+dk() { timeout 120 docker "$@" 3>&-; }
+
+@test "docker: make image's script builds with a reachable dockerd; docker run and docker stop" {
+    need_containers
+    [ -x /usr/sbin/dockerd ] || skip "Debian's dockerd is not installed (apt-get install docker.io)"
+    # one dockerd at a time on the shared data-root
+    exec {DOCKER_LOCK}>"$CDIR/.lock-docker"
+    flock -w 900 "$DOCKER_LOCK"
+    # Debian's client, which matches its daemon (a newer client without
+    # buildx cannot use the classic builder by default)
+    export PATH=/usr/sbin:/usr/bin:$PATH
+    start_dockerd
+    local stamp
+    stamp=$(stat -c %Y-%s "$CDIR/base.tar")
+    if [ "$(dk image inspect --format '{{index .Config.Labels "nccl-init.test.tar"}}' "$BASE" 2>/dev/null)" != "$stamp" ]; then
+        dk import --change "LABEL nccl-init.test.tar=$stamp" \
+            --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+            "$CDIR/base.tar" "$BASE" >/dev/null
+    fi
+    local img=localhost/nccl-init-sglang:docker
+    # no --engine: the script sees the daemon answer. RUN needs the host's
+    # network here (no bridge).
+    run env VCS_REF=test BUILD_DATE=1970-01-01T00:00:00Z DOCKER_BUILDKIT=0 "$REPO/scripts/build-image.sh" \
+        -t "$img" --build-arg "BASE_IMAGE=$BASE" --build-arg "BUILDER_IMAGE=$BASE" -- --network host
+    echo "$output"
+    [ "$status" = 0 ] || skip_if_offline
+    assert_success
+    assert_line --index 0 "build-image.sh: docker, docker/Dockerfile -> $img"
+    run dk image inspect --format '{{json .Config.Entrypoint}} {{.Config.StopSignal}}' "$img"
+    assert_output '["/usr/local/bin/nccl-init","--","/usr/local/bin/nccl-init-entrypoint"] SIGTERM'
+    run --separate-stderr dk run --rm --network none -e NCCL_INIT_PROFILE=pcie-8gpu "$img" \
+        sh -c 'printenv NCCL_PROTO; tr "\0" " " </proc/1/cmdline'
+    assert_success
+    assert_line --index 0 LL
+    assert_line --index 1 --partial "/usr/local/bin/nccl-init -- /usr/local/bin/nccl-init-entrypoint sh -c"
+    run --separate-stderr dk run --rm --network none --read-only --user 65532 --cap-drop ALL \
+        -e NCCL_INIT_PROFILE=pcie-8gpu "$img" printenv NCCL_PROTO
+    assert_success
+    assert_output LL
+    [[ "$stderr" == *"warning: sink python: "*"; skipped"* ]]
+    stop_scenario dk "$img"
+}
+
+@test "the builder stage of Dockerfile.vllm is Dockerfile's; no heredoc RUN, no syntax line" {
+    stage() { sed -n '/^FROM ${BUILDER_IMAGE} AS builder$/,/^FROM ${BASE_IMAGE}$/p' "$1"; }
+    [ -n "$(stage "$REPO/docker/Dockerfile")" ]
+    assert_equal "$(stage "$REPO/docker/Dockerfile.vllm")" "$(stage "$REPO/docker/Dockerfile")"
+    run grep -nE '<<|^# *syntax=' "$REPO/docker/Dockerfile" "$REPO/docker/Dockerfile.vllm"
+    assert_failure 1
+    # the entrypoint wrapper is POSIX sh
+    run sh -n "$REPO/docker/nccl-init-entrypoint"
+    assert_success
+    [ -x "$REPO/docker/nccl-init-entrypoint" ]
+}
+
+@test "docker/k8s: yamllint clean, args: only, probes, the profile from a ConfigMap file equal to profiles/" {
+    command -v yamllint >/dev/null || skip "yamllint is not installed (apt-get install yamllint)"
+    python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
+    run yamllint --strict -c "$REPO/docker/k8s/.yamllint" "$REPO/docker/k8s"
+    echo "$output"
+    assert_success
+    run python3 - "$REPO" "$TMP" <<'EOF'
+import glob, os, sys, yaml
+repo, tmp = sys.argv[1], sys.argv[2]
+errors = []
+def err(msg):
+    errors.append(msg)
+def pod_specs(doc):
+    kind, spec = doc["kind"], doc.get("spec", {})
+    if kind == "Deployment":
+        yield "pod", spec["template"]["spec"]
+    elif kind == "LeaderWorkerSet":
+        t = spec["leaderWorkerTemplate"]
+        yield "leader", t["leaderTemplate"]["spec"]
+        yield "worker", t["workerTemplate"]["spec"]
+docs = []
+for f in sorted(glob.glob(repo + "/docker/k8s/**/*.yaml", recursive=True)):
+    docs += [(f, d) for d in yaml.safe_load_all(open(f)) if d]
+kinds = sorted({d["kind"] for _, d in docs})
+print("kinds:", " ".join(kinds))
+for f, d in docs:
+    if d["kind"] == "ConfigMap":
+        for key, text in d["data"].items():
+            with open(os.path.join(tmp, key), "w") as out:
+                out.write(text)
+            print("profile", key)
+            want = open(os.path.join(repo, "profiles", key)).read()
+            if text != want:
+                err("%s: %s differs from profiles/%s" % (f, key, key))
+    for role, spec in pod_specs(d):
+        grace = spec.get("terminationGracePeriodSeconds", 30)
+        if grace <= 8:
+            err("%s %s: terminationGracePeriodSeconds %s is not above --grace 8" % (f, role, grace))
+        vols = {v["name"]: v for v in spec["volumes"]}
+        for c in spec["containers"]:
+            where = "%s %s/%s" % (os.path.basename(f), role, c["name"])
+            if "command" in c:
+                err(where + ": command: would bypass nccl-init")
+            if not c.get("args"):
+                err(where + ": no args")
+            if c["resources"]["limits"].get("nvidia.com/gpu") != 8:
+                err(where + ": not 8 GPUs")
+            sc = c["securityContext"]
+            if sc["capabilities"]["drop"] != ["ALL"] or sc.get("allowPrivilegeEscalation") is not False:
+                err(where + ": capabilities not dropped")
+            if sc.get("readOnlyRootFilesystem"):
+                err(where + ": readOnlyRootFilesystem skips the sinks")
+            if "envFrom" in c:
+                err(where + ": envFrom")
+            mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+            shm = mounts.get("/dev/shm")
+            if not shm or vols[shm["name"]].get("emptyDir", {}).get("medium") != "Memory":
+                err(where + ": /dev/shm is not a memory emptyDir")
+            prof = [m for p, m in mounts.items() if p.startswith("/etc/nccl-init/profiles/")]
+            if not prof or "configMap" not in vols[prof[0]["name"]] or \
+                    prof[0]["mountPath"] != "/etc/nccl-init/profiles/" + prof[0].get("subPath", "?"):
+                err(where + ": the profile is not a ConfigMap file in /etc/nccl-init/profiles")
+            env = {e["name"]: e.get("value") for e in c.get("env", [])}
+            print(where, "NCCL_INIT_PROFILE=%s" % env.get("NCCL_INIT_PROFILE"))
+            if role != "worker":
+                for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+                    if c.get(probe, {}).get("httpGet", {}).get("path") != "/health":
+                        err(where + ": no %s on /health" % probe)
+for e in errors:
+    print("error:", e)
+sys.exit(1 if errors else 0)
+EOF
+    echo "$output"
+    assert_success
+    assert_line "kinds: ConfigMap Deployment LeaderWorkerSet Service"
+    # the profiles as mounted, and the layering the pods ask for, are valid
+    run "$NI" check --profile-dir "$PROFILES" "$TMP"/*.env
+    assert_success
+    run --separate-stderr "$NI" render --profile-dir "$PROFILES" -p nvlink-hgx -p "$TMP/ib-multinode.env" \
+        --format env
+    assert_success
+    assert_line NCCL_IB_HCA=mlx5
+}
+
+@test "scripts/build-image.sh: docker when its daemon answers, else buildah with --isolation chroot" {
+    # a PATH with only what the script needs, and stand-ins for the engines
+    mkdir -p "$TMP/bin"
+    local t
+    for t in bash env dirname sed date git; do ln -s "$(command -v "$t")" "$TMP/bin/$t"; done
+    printf '#!/bin/sh\necho "buildah $*"\n' >"$TMP/bin/buildah"
+    printf '#!/bin/sh\n[ "$1" = info ] && exit "${DOCKER_INFO_STATUS:-0}"\necho "docker $*"\n' >"$TMP/bin/docker"
+    chmod 755 "$TMP/bin/buildah" "$TMP/bin/docker"
+    local P=$TMP/bin
+    unset BUILDAH_ISOLATION
+    run --separate-stderr env PATH="$P" DOCKER_INFO_STATUS=0 VCS_REF=r BUILD_DATE=d "$REPO/scripts/build-image.sh"
+    assert_success
+    assert_output "docker build -f docker/Dockerfile -t nccl-init-sglang:latest --build-arg VCS_REF=r --build-arg BUILD_DATE=d ."
+    run --separate-stderr env PATH="$P" DOCKER_INFO_STATUS=1 VCS_REF=r BUILD_DATE=d "$REPO/scripts/build-image.sh" --variant vllm \
+        -t x:1 --build-arg BASE_IMAGE=b
+    assert_success
+    assert_output "buildah bud --isolation chroot --layers -f docker/Dockerfile.vllm -t x:1 --build-arg VCS_REF=r --build-arg BUILD_DATE=d --build-arg BASE_IMAGE=b ."
+    rm "$TMP/bin/buildah"
+    run --separate-stderr env PATH="$P" DOCKER_INFO_STATUS=1 "$REPO/scripts/build-image.sh"
+    assert_failure 1
+    [[ "$stderr" == *"buildah is not installed"* ]]
+    run env PATH="$P" "$REPO/scripts/build-image.sh" --variant nope
+    assert_failure 2
+}
