@@ -112,7 +112,7 @@ static unsigned parse_seconds(const char *arg)
         for (unsigned scale = 100; *++s >= '0' && *s <= '9'; scale /= 10)
             ms += (unsigned)(*s - '0') * scale;
     if (*s || s == arg || ms > 86400000ULL)
-        die(EXIT_USAGE, "--grace %s: expected seconds, up to 86400", arg);
+        die(EXIT_USAGE, "grace %s: expected seconds, up to 86400", arg);
     return (unsigned)ms;
 }
 
@@ -198,6 +198,11 @@ void cli_parse(int argc, char **argv, struct options *o)
                 o->verb = v;
                 i = 2;
             }
+    /* An image's ENTRYPOINT ends in "--", so a pod's args cannot carry
+     * options: the grace can come from the environment too. */
+    const char *grace = getenv("NCCL_INIT_GRACE");
+    if (grace && *grace)
+        o->stop.grace_ms = parse_seconds(grace);
     const char *lvl = getenv("NCCL_INIT_LOG");
     if (lvl && *lvl) {
         int l = log_level_parse(lvl);
@@ -287,7 +292,8 @@ void cli_usage(void)
         "run:    -p NAME|PATH|auto (repeatable; default $NCCL_INIT_PROFILE, else auto)\n"
         "        --profile-dir DIR (" DEFAULT_PROFILE_DIR ")  --root DIR  --enforce\n"
         "        --sinks etc-environment,python,nccl-conf,record|all|none  --strict\n"
-        "        --python PY  --grace SECONDS (8)  --signal-child  --rewrite FROM:TO\n"
+        "        --python PY  --grace SECONDS (8; or NCCL_INIT_GRACE)  --signal-child\n"
+        "        --rewrite FROM:TO\n"
         "        --kill-exit-code N  --cap-drop CAPS  --cap-add CAPS  --no-new-privs\n"
         "        --nccl-lib LIBNCCL  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"
         "check:  [--nccl-lib LIBNCCL] FILE|NAME...\n"

@@ -586,8 +586,11 @@ for f, d in docs:
                 err("%s: %s differs from profiles/%s" % (f, key, key))
     for role, spec in pod_specs(d):
         grace = spec.get("terminationGracePeriodSeconds", 30)
-        if grace <= 8:
-            err("%s %s: terminationGracePeriodSeconds %s is not above --grace 8" % (f, role, grace))
+        init_grace = max([float(e["value"]) for c in spec["containers"] for e in c.get("env", [])
+                          if e["name"] == "NCCL_INIT_GRACE"] or [8])
+        if grace <= init_grace:
+            err("%s %s: terminationGracePeriodSeconds %s is not above nccl-init's grace %s"
+                % (f, role, grace, init_grace))
         vols = {v["name"]: v for v in spec["volumes"]}
         for c in spec["containers"]:
             where = "%s %s/%s" % (os.path.basename(f), role, c["name"])

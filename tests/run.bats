@@ -167,3 +167,13 @@ teardown() {
     assert_success
     assert_output 0
 }
+
+@test "NCCL_INIT_GRACE sets the grace where options cannot be passed" {
+    run --separate-stderr env NCCL_INIT_GRACE=0.3 "$NI" -q --sinks none -- sh -c \
+        'setsid sh -c "trap \"\" TERM; sleep 5" </dev/null >/dev/null 2>&1 & sleep 0.2; exit 4'
+    assert_failure 4
+    [[ "$stderr" == *"grace time of 300 ms over: killed"* ]]
+    run --separate-stderr env NCCL_INIT_GRACE=soon "$NI" --sinks none -- true
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: grace soon: expected seconds, up to 86400"
+}
