@@ -39,7 +39,7 @@ DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-s
 	python3 python3-venv strace util-linux procps libcap2-bin openssh-server openssh-client \
 	tini dumb-init catatonit clang \
 	libclang-rt-14-dev file \
-	podman buildah runc mmdebstrap yamllint
+	podman buildah runc mmdebstrap yamllint uidmap fuse-overlayfs slirp4netns containernetworking-plugins
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
 # NO_DEPS=1: the build's packages are installed already (the image's builder
 # stage), so do not install the test suite's.
