@@ -35,13 +35,13 @@ int read_target(const char *path, char **data, size_t *len)
         }
         return -errno;
     }
+    /* Read through the descriptor that was checked, not the name again. */
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return -EINVAL;
     }
-    close(fd);
-    return read_file(path, MAX_TARGET, data, len);
+    return read_fd(fd, MAX_TARGET, data, len);
 }
 
 int atomic_write(const char *path, const char *data, size_t len, const char **step)

@@ -74,14 +74,14 @@ static void skipped_value(const char *sink, const char *key, const char *why)
     log_warn("sink %s: %s left out: %s", sink, key, why);
 }
 
-/* Replaces the managed block of path with body, atomically. Returns the
- * result (NULL on failure). */
+/* Replaces the managed block of path with body, atomically. old is the
+ * file as the caller already read it (freed here), or NULL to read it now.
+ * A file that already holds the block is left alone: no second read, no
+ * write, no fsync on a restart. Returns the result (NULL on failure). */
 static struct sink_result *splice_write(struct sink_report *r, const char *sink, const char *path,
-                                        const char *body, bool at_top)
+                                        const char *body, bool at_top, char *old, size_t oldlen)
 {
-    char *old;
-    size_t oldlen;
-    int e = read_target(path, &old, &oldlen);
+    int e = old ? 0 : read_target(path, &old, &oldlen);
     if (e < 0) {
         failed(r, sink, path, "read", e == -ELOOP ? ELOOP : -e);
         return NULL;
@@ -96,9 +96,11 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
         r->failures++;
         return NULL;
     }
-    free(old);
     const char *step;
-    e = atomic_write(path, out.data ? out.data : "", out.len, &step);
+    e = out.len == oldlen && memcmp(out.data, old, oldlen) == 0
+            ? 1
+            : atomic_write(path, out.data ? out.data : "", out.len, &step);
+    free(old);
     buf_free(&out);
     if (e < 0) {
         failed(r, sink, path, step, -e);
@@ -114,7 +116,7 @@ static void write_simple(struct sink_report *r, const char *sink, const char *pa
 {
     struct buf body = { 0 };
     format(&body, s, skipped_value);
-    splice_write(r, sink, path, body.data ? body.data : "", false);
+    splice_write(r, sink, path, body.data ? body.data : "", false, NULL, 0);
     buf_free(&body);
 }
 
@@ -189,16 +191,13 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     }
     /* Chain only when this hook is what shadows another sitecustomize: if
      * the stdlib already had its own, the other one was shadowed before. */
-    char *old, *chain = NULL;
-    size_t oldlen;
-    if (read_target(target, &old, &oldlen) == 0) {
-        if (block_only(old, oldlen))
-            chain = shadowed(h);
-        free(old);
-    }
+    char *old = NULL, *chain = NULL;
+    size_t oldlen = 0;
+    if (read_target(target, &old, &oldlen) == 0 && block_only(old, oldlen))
+        chain = shadowed(h);
     struct buf body = { 0 };
     format_python(&body, s, chain, skipped_value);
-    struct sink_result *x = splice_write(r, "python", target, body.data, true);
+    struct sink_result *x = splice_write(r, "python", target, body.data, true, old, oldlen);
     if (x && chain) {
         struct buf note = { 0 };
         buf_printf(&note, "chains to %s", chain);

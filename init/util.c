@@ -273,8 +273,11 @@ const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn
 int read_file(const char *path, size_t max, char **data, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -errno;
+    return fd < 0 ? -errno : read_fd(fd, max, data, len);
+}
+
+int read_fd(int fd, size_t max, char **data, size_t *len)
+{
     struct stat st;
     if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
         int e = S_ISDIR(st.st_mode) ? EISDIR : errno;

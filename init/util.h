@@ -50,6 +50,8 @@ const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn
 /* Reads a whole regular file (at most max bytes) into a NUL-terminated
  * buffer. Returns 0, or -errno (-EFBIG when larger than max). */
 int read_file(const char *path, size_t max, char **data, size_t *len);
+/* The same from an open descriptor, which it closes. */
+int read_fd(int fd, size_t max, char **data, size_t *len);
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
 size_t utf8_seq_len(const unsigned char *s, size_t avail);

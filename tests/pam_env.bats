@@ -30,6 +30,17 @@ ssh_root() {
 }
 
 # The block of a file, markers included.
+# The login's environment ($output) holds pcie-8gpu's six values and its name.
+assert_pcie_8gpu() {
+    assert_line NCCL_PROTO=LL
+    assert_line NCCL_ALGO=Ring
+    assert_line NCCL_P2P_LEVEL=SYS
+    assert_line NCCL_BUFFSIZE=16777216
+    assert_line NCCL_MAX_NCHANNELS=16
+    assert_line NCCL_NTHREADS=512
+    assert_line NCCL_INIT_PROFILE=pcie-8gpu
+}
+
 block_of() {
     sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$1"
 }
@@ -166,13 +177,7 @@ teardown() {
 
     run --separate-stderr ssh_root env
     assert_success
-    assert_line NCCL_PROTO=LL
-    assert_line NCCL_ALGO=Ring
-    assert_line NCCL_P2P_LEVEL=SYS
-    assert_line NCCL_BUFFSIZE=16777216
-    assert_line NCCL_MAX_NCHANNELS=16
-    assert_line NCCL_NTHREADS=512
-    assert_line NCCL_INIT_PROFILE=pcie-8gpu
+    assert_pcie_8gpu
     assert_line "$digest"
     # it is a real ssh session
     assert_line --regexp "^SSH_CONNECTION=127\.0\.0\.1 [0-9]+ 127\.0\.0\.1 $SSHD_PORT\$"
@@ -190,13 +195,7 @@ teardown() {
     # from a caller with no NCCL_* at all: only pam_env can put them there
     run --separate-stderr env -i PATH="$CLEAN_PATH" su - root -c env </dev/null
     assert_success
-    assert_line NCCL_PROTO=LL
-    assert_line NCCL_ALGO=Ring
-    assert_line NCCL_P2P_LEVEL=SYS
-    assert_line NCCL_BUFFSIZE=16777216
-    assert_line NCCL_MAX_NCHANNELS=16
-    assert_line NCCL_NTHREADS=512
-    assert_line NCCL_INIT_PROFILE=pcie-8gpu
+    assert_pcie_8gpu
     assert_line --regexp '^NCCL_INIT_DIGEST=[0-9a-f]{64}$'
     assert_equal "$(grep -c '^NCCL_' <<<"$output")" 8
 }
