@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +13,48 @@
 
 #define MAX_TARGET (4 << 20)
 
-/* Opens the directory of path and returns the last component in *name. */
+/* Opens the directory of path and returns the last component in *name.
+ * No allocation: the state record is written after the fork. */
 static int open_dir(const char *path, const char **name)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    char dir[4096];
+    size_t n = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
+    if (n >= sizeof dir)
+        return -ENAMETOOLONG;
+    memcpy(dir, slash ? path : ".", n);
+    dir[n] = '\0';
     *name = slash ? slash + 1 : path;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int e = errno;
-    free(dir);
-    return fd < 0 ? -e : fd;
+    return fd < 0 ? -errno : fd;
+}
+
+/* Whether the regular file name in dfd holds exactly data, compared in
+ * chunks through a stack buffer. */
+static bool same_content(int dfd, const char *name, const char *data, size_t len)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    char chunk[4096];
+    size_t at = 0;
+    bool same = true;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            same = n == 0 && at == len;
+            break;
+        }
+        if ((size_t)n > len - at || memcmp(chunk, data + at, (size_t)n) != 0) {
+            same = false;
+            break;
+        }
+        at += (size_t)n;
+    }
+    close(fd);
+    return same;
 }
 
 int read_target(const char *path, char **data, size_t *len)
@@ -64,15 +97,9 @@ int atomic_write(const char *path, const char *data, size_t len, const char **st
             return -EINVAL;
         }
         /* Unchanged: no write, no fsync, so a restart costs nothing. */
-        char *old;
-        size_t oldlen;
-        if ((size_t)st.st_size == len && read_target(path, &old, &oldlen) == 0) {
-            int same = oldlen == len && memcmp(old, data, len) == 0;
-            free(old);
-            if (same) {
-                close(dfd);
-                return 1;
-            }
+        if ((size_t)st.st_size == len && same_content(dfd, name, data, len)) {
+            close(dfd);
+            return 1;
         }
     }
 

@@ -22,7 +22,7 @@ static const char *const verbs[] = {
 
 enum {
     O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
-    O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_SIGNAL_CHILD, O_REWRITE, O_GRACE,
+    O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_SIGNAL_CHILD, O_SIGNAL_GROUP, O_REWRITE, O_GRACE,
     O_KILL_EXIT_CODE, O_JSON, O_ALL, O_PID, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 };
 
@@ -53,7 +53,8 @@ static const struct optdef {
     { "sinks", 0, O_SINKS, 1, RUN },
     { "strict", 0, O_STRICT, 0, RUN },
     { "python", 0, O_PYTHON, 1, RUN },
-    { "signal-child", 0, O_SIGNAL_CHILD, 0, RUN },
+    { "signal-child", 0, O_SIGNAL_CHILD, 0, RUN }, /* the default; kept for old command lines */
+    { "signal-group", 'g', O_SIGNAL_GROUP, 0, RUN },
     { "rewrite", 0, O_REWRITE, 1, RUN },
     { "grace", 0, O_GRACE, 1, RUN },
     { "kill-exit-code", 0, O_KILL_EXIT_CODE, 1, RUN },
@@ -140,7 +141,8 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
     case O_SINKS: o->sinks = sinks_parse(arg); break;
     case O_STRICT: o->strict = true; break;
     case O_PYTHON: push(&o->python, &o->npython, arg); break;
-    case O_SIGNAL_CHILD: o->stop.signal_child = true; break;
+    case O_SIGNAL_CHILD: o->stop.signal_group = false; break;
+    case O_SIGNAL_GROUP: o->stop.signal_group = true; break;
     case O_JSON: o->json = true; break;
     case O_ALL: o->all = true; break;
     case O_PID: {
@@ -292,7 +294,7 @@ void cli_usage(void)
         "run:    -p NAME|PATH|auto (repeatable; default $NCCL_INIT_PROFILE, else auto)\n"
         "        --profile-dir DIR (" DEFAULT_PROFILE_DIR ")  --root DIR  --enforce\n"
         "        --sinks etc-environment,python,nccl-conf,record|all|none  --strict\n"
-        "        --python PY  --grace SECONDS (8; or NCCL_INIT_GRACE)  --signal-child\n"
+        "        --python PY  --grace SECONDS (8; or NCCL_INIT_GRACE)  -g|--signal-group\n"
         "        --rewrite FROM:TO\n"
         "        --kill-exit-code N  --cap-drop CAPS  --cap-add CAPS  --no-new-privs\n"
         "        --nccl-lib LIBNCCL  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"

@@ -25,7 +25,7 @@ struct options {
     bool strict;    /* a sink that cannot be written stops the start */
     const char **python; /* --python interpreters */
     size_t npython;
-    struct stop_policy stop; /* --signal-child, --rewrite, --grace, --kill-exit-code */
+    struct stop_policy stop; /* --signal-group, --rewrite, --grace, --kill-exit-code */
     bool json, all;          /* verify, detect */
     pid_t *pids;             /* verify --pid */
     size_t npids;

@@ -70,13 +70,13 @@ int cmd_render(const struct options *o)
 struct run_state {
     struct sink_report report;
     struct sink_options sinks;
-    const struct envset *env;
+    struct record_state state;
 };
 
 static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;
-    record_state(&st->report, &st->sinks, st->env, pid);
+    record_state_commit(&st->state, pid);
 }
 
 int cmd_run(const struct options *o, const struct inherited_signals *sig)
@@ -94,7 +94,7 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     /* The sinks carry the same resolved values as the child's environment
      * to the processes that do not inherit it. COMMAND is one of the
      * interpreters to hook when it is Python or a Python script. */
-    struct run_state st = { .env = &r.env };
+    struct run_state st = { 0 };
     const char **interp = xmalloc((o->npython + 1) * sizeof *interp);
     for (size_t i = 0; i < o->npython; i++)
         interp[i] = o->python[i];
@@ -107,6 +107,7 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
                   st.report.failures, st.report.failures == 1 ? "" : "s");
         return EXIT_USAGE;
     }
+    record_state_prepare(&st.state, &st.report, &st.sinks, &r.env);
     struct child_spec c = {
         .argv = o->operands,
         .envp = envset_envp(&r.env),

@@ -7,6 +7,7 @@
 
 struct proc_stat {
     pid_t pid, ppid, pgrp;
+    char state;               /* R S D Z T t ...: 'T' is stopped */
     unsigned long long start; /* clock ticks after boot */
     char comm[32];
 };

@@ -193,6 +193,8 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
     if (r < 0) {
         if (r == -EFBIG)
             diag(d, DIAG_ERROR, p->path, 0, "profile is larger than %d bytes", PROFILE_MAX_SIZE);
+        else if (r == -EINVAL)
+            diag(d, DIAG_ERROR, p->path, 0, "not a regular file (a FIFO or device is not read)");
         else
             diag(d, DIAG_ERROR, p->path, 0, "cannot read profile: %s", errstr(-r));
         return 1;

@@ -107,7 +107,7 @@ static void scan_prefix(struct python_homes *out, const char *root, const char *
  * for "/usr/bin/env NAME", the name. */
 static char *shebang(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_regular(path);
     if (fd < 0)
         return NULL;
     char line[256];

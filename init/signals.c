@@ -9,11 +9,6 @@
 
 #define BIT(sig) ((uint64_t)1 << ((sig) - 1))
 
-/* Faults stay deliverable: blocking a synchronous SIGSEGV makes the kernel
- * kill us anyway, only with less information. */
-#define FAULTS (BIT(SIGSEGV) | BIT(SIGBUS) | BIT(SIGILL) | BIT(SIGFPE) | BIT(SIGABRT) | \
-                BIT(SIGTRAP) | BIT(SIGSYS))
-
 static void set_mask(uint64_t set, uint64_t *old)
 {
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &set, old, sizeof set);
@@ -21,7 +16,13 @@ static void set_mask(uint64_t set, uint64_t *old)
 
 void signals_take_over(struct inherited_signals *s)
 {
-    uint64_t taken = ~(uint64_t)0 & ~FAULTS;
+    /* Everything, the fault signals too. A real fault (a bad pointer, a
+     * stack-protector crash) is forced on us by the kernel whatever the
+     * mask: it unblocks the signal, resets it to the default and kills the
+     * init with a core, as loudly as ever. What the mask catches is the
+     * same signal sent with kill(2) by another process, which is a request
+     * for the child like any other, not a reason for the init to die. */
+    uint64_t taken = ~(uint64_t)0;
     /* Block before anything else: as PID 1 of a namespace, a signal with
      * the default disposition is simply dropped by the kernel, so a SIGTERM
      * arriving while we parse arguments would be lost rather than queued. */

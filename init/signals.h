@@ -16,8 +16,8 @@ struct inherited_signals {
     sigset_t taken;   /* what nccl-init blocks and reads from a signalfd */
 };
 
-/* Records the inherited state, then blocks every signal except the
- * synchronous faults and resets inherited SIG_IGN to SIG_DFL (an ignored
+/* Records the inherited state, then blocks every signal (a real fault is
+ * still delivered: the kernel forces it) and resets inherited SIG_IGN to SIG_DFL (an ignored
  * signal is discarded before a signalfd can see it). Call it first in main. */
 void signals_take_over(struct inherited_signals *s);
 

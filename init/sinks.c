@@ -286,38 +286,52 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     free(path);
 }
 
-void record_state(struct sink_report *r, const struct sink_options *o, const struct envset *s,
-                  pid_t child)
+/* The pid's room in state.json: digits, then spaces (JSON whitespace). */
+#define PID_ROOM 10
+
+void record_state_prepare(struct record_state *rs, struct sink_report *r,
+                          const struct sink_options *o, const struct envset *s)
 {
+    memset(rs, 0, sizeof *rs);
     if (!(o->mask & SINK_RECORD) || r->record_failed)
         return; /* the record's directory already gave its one warning */
-    char *state = rooted(o, RECORD_STATE);
-    struct buf b = { 0 };
-    const char *step;
-    buf_str(&b, "{\n  \"profile\": ");
-    json_string(&b, s->names);
-    buf_printf(&b, ",\n  \"digest\": \"%s\",\n  \"child_pid\": %d,\n  \"variables\": [",
-               s->digest, (int)child);
+    rs->path = rooted(o, RECORD_STATE);
+    struct buf *b = &rs->text;
+    buf_str(b, "{\n  \"profile\": ");
+    json_string(b, s->names);
+    buf_printf(b, ",\n  \"digest\": \"%s\",\n  \"child_pid\": ", s->digest);
+    rs->pid_at = b->len;
+    buf_str(b, "          ,\n  \"variables\": ["); /* PID_ROOM spaces */
     for (size_t i = 0, k = 0; i < s->n; i++)
         if (sink_carries(&s->v[i])) {
-            buf_str(&b, k++ ? ",\n    " : "\n    ");
-            json_var(&b, &s->v[i]);
+            buf_str(b, k++ ? ",\n    " : "\n    ");
+            json_var(b, &s->v[i]);
         }
-    buf_str(&b, "\n  ],\n  \"sinks\": [");
+    buf_str(b, "\n  ],\n  \"sinks\": [");
     for (size_t i = 0; i < r->n; i++) {
-        buf_printf(&b, "%s{\"sink\": \"%s\", \"path\": ", i ? ",\n    " : "\n    ", r->v[i].sink);
-        json_string(&b, r->v[i].path);
-        buf_printf(&b, ", \"outcome\": \"%s\"", r->v[i].outcome);
+        buf_printf(b, "%s{\"sink\": \"%s\", \"path\": ", i ? ",\n    " : "\n    ", r->v[i].sink);
+        json_string(b, r->v[i].path);
+        buf_printf(b, ", \"outcome\": \"%s\"", r->v[i].outcome);
         if (r->v[i].reason) {
-            buf_str(&b, ", \"note\": ");
-            json_string(&b, r->v[i].reason);
+            buf_str(b, ", \"note\": ");
+            json_string(b, r->v[i].reason);
         }
-        buf_str(&b, "}");
+        buf_str(b, "}");
     }
-    buf_str(&b, "\n  ]\n}\n");
-    int e = atomic_write(state, b.data, b.len, &step);
+    buf_str(b, "\n  ]\n}\n");
+}
+
+void record_state_commit(struct record_state *rs, pid_t child)
+{
+    if (!rs->path)
+        return;
+    char digits[PID_ROOM + 1];
+    struct buf d = BUF_FIXED(digits);
+    buf_printf(&d, "%d", (int)child); /* at most 7 digits: PID_MAX_LIMIT is 4194304 */
+    memcpy(rs->text.data + rs->pid_at, digits, d.len);
+    const char *step;
+    int e = atomic_write(rs->path, rs->text.data, rs->text.len, &step);
+    /* Logged here rather than through failed(): no allocation after the fork. */
     if (e < 0)
-        failed(r, "record", state, step, -e);
-    buf_free(&b);
-    free(state);
+        log_warn("sink record: %s: %s: %s; skipped", rs->path, step, errstr(-e));
 }

@@ -5,6 +5,7 @@
 #define NCCL_INIT_SINKS_H
 
 #include "envset.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -47,9 +48,16 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
 
 /* Before the start: /run/nccl-init/profile.env, the resolved set. */
 void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s);
-/* After the fork: /run/nccl-init/state.json, with every sink's outcome and
- * the child's pid. */
-void record_state(struct sink_report *r, const struct sink_options *o, const struct envset *s,
-                  pid_t child);
+/* /run/nccl-init/state.json, with every sink's outcome and the child's
+ * pid: rendered before the fork with room for the pid, then written after
+ * it without allocating (the rule of supervise.c). */
+struct record_state {
+    char *path; /* NULL: no record to write */
+    struct buf text;
+    size_t pid_at; /* where the pid's room starts in text */
+};
+void record_state_prepare(struct record_state *rs, struct sink_report *r,
+                          const struct sink_options *o, const struct envset *s);
+void record_state_commit(struct record_state *rs, pid_t child);
 
 #endif

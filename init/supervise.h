@@ -1,5 +1,6 @@
 /* Runs the command as a child and supervises it as PID 1 should: forwards
- * signals, reaps every zombie, and stops the whole tree gracefully. */
+ * signals, reaps every zombie, and stops the tree in the main child's own
+ * order (supervise.c says how). */
 #ifndef NCCL_INIT_SUPERVISE_H
 #define NCCL_INIT_SUPERVISE_H
 
@@ -27,7 +28,11 @@ struct child_spec {
 #define DEFAULT_GRACE_MS 8000
 
 struct stop_policy {
-    bool signal_child;         /* forward to the child alone, not its group */
+    /* Forward every signal to the child's process group, and on a stop
+     * SIGTERM the rest of the tree at once, without waiting for the main
+     * child: for shell scripts whose background jobs expect the group's
+     * signal. Default: the main child alone, the rest after it exits. */
+    bool signal_group;
     signed char rewrite[_NSIG]; /* -1: as is; 0: drop; else the signal to send */
     unsigned grace_ms;         /* from the stop's start to SIGKILL */
     int kill_exit_code;        /* exit code when stragglers were killed; -1: the child's */

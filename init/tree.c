@@ -3,88 +3,109 @@
 #include "procfs.h"
 #include "util.h"
 
-#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
-#include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-struct proc {
-    pid_t pid, ppid, pgrp;
-    signed char mine; /* -1 unknown, 0 no, 1 yes */
+/* A chain of parents longer than this is a pid-reuse loop, not a tree. */
+#define MAX_DEPTH 4096
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
 };
 
-static int cmp_pid(const void *a, const void *b)
+/* Reserved at load time, so that a walk during a stop allocates nothing
+ * (opendir would malloc its own buffer). */
+static char dents[16384] __attribute__((aligned(8)));
+
+/* Whether a process whose parent is ppid descends from self. One /proc read
+ * per level: no table to build, and trees are shallow. A chain that ends at
+ * PID 1, at 0 (a parent outside the namespace) or at a process that is gone
+ * does not reach us. */
+static bool descends(pid_t ppid, pid_t self)
 {
-    pid_t x = ((const struct proc *)a)->pid, y = ((const struct proc *)b)->pid;
-    return (x > y) - (x < y);
+    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        if (ppid == self)
+            return true;
+        struct proc_stat up;
+        if (ppid <= 1 || !proc_stat_read(ppid, &up))
+            return false;
+        ppid = up.ppid;
+    }
+    return false;
 }
 
-static bool read_stat(pid_t pid, struct proc *p)
+static bool wanted(const struct proc_stat *st, pid_t self, const struct tree_filter *f)
 {
-    struct proc_stat st;
-    if (!proc_stat_read(pid, &st))
+    if (st->state == 'Z' || st->state == 'X')
+        return false; /* dead already: its parent reaps it */
+    if (f && f->skip_pgid && st->pgrp == f->skip_pgid)
         return false;
-    *p = (struct proc){ pid, st.ppid, st.pgrp, -1 };
-    return true;
+    if (f && f->stopped_only && st->state != 'T')
+        return false;
+    return self == 1 || descends(st->ppid, self);
 }
 
-unsigned tree_signal(int sig, pid_t skip_pgid)
+/* /proc, when it is the procfs of our own PID namespace: "self" names our
+ * pid. A tmpfs over /proc has no "self"; a procfs of another namespace
+ * names another pid, and its numbers are not ours to signal. */
+static int open_proc(pid_t self)
+{
+    int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char link[24];
+    ssize_t n = readlinkat(fd, "self", link, sizeof link - 1);
+    long long pid = 0;
+    if (n > 0) {
+        link[n] = '\0';
+        parse_c_integer(link, &pid);
+    }
+    if (pid != self) {
+        close(fd);
+        errno = n > 0 ? EXDEV : ENOENT;
+        return -1;
+    }
+    return fd;
+}
+
+long tree_signal(int sig, const struct tree_filter *f)
 {
     pid_t self = getpid();
-    DIR *d = opendir("/proc");
-    if (!d)
-        return 0;
-    struct proc *v = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        long long pid;
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || !parse_c_integer(e->d_name, &pid) ||
-            pid == self)
-            continue;
-        grow((void **)&v, &cap, n + 1, sizeof *v);
-        if (read_stat((pid_t)pid, &v[n]))
-            n++;
+    int fd = open_proc(self);
+    if (fd < 0) {
+        int e = errno;
+        if (self == 1 && !(f && f->skip_pgid))
+            kill(-1, sig);
+        errno = e;
+        return -1;
     }
-    closedir(d);
-    /* As PID 1 everything in the namespace is ours. Otherwise a process is
-     * ours when its parent chain reaches us: climb until an answer is known,
-     * then write it down the chain (each process is settled once). */
-    sort(v, n, sizeof *v, cmp_pid);
-    for (size_t i = 0; i < n; i++) {
-        size_t k = i, depth = 0;
-        signed char answer = self == 1;
-        while (self != 1 && v[k].mine < 0 && depth++ < n) {
-            if (v[k].ppid == self) {
-                answer = 1;
-                break;
-            }
-            struct proc key = { .pid = v[k].ppid };
-            struct proc *parent = bsearch(&key, v, n, sizeof *v, cmp_pid);
-            if (!parent) {
-                answer = 0;
-                break;
-            }
-            k = (size_t)(parent - v);
-            answer = v[k].mine;
-        }
-        if (answer < 0)
-            answer = 0; /* a parent loop: only a race with pid reuse makes one */
-        for (k = i; v[k].mine < 0;) {
-            v[k].mine = answer;
-            struct proc key = { .pid = v[k].ppid };
-            struct proc *parent = v[k].ppid == self ? NULL : bsearch(&key, v, n, sizeof *v, cmp_pid);
-            if (!parent)
-                break;
-            k = (size_t)(parent - v);
+    long count = 0;
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, dents, sizeof dents);
+        if (n <= 0)
+            break;
+        for (long off = 0; off < n;) {
+            struct linux_dirent64 *e = (struct linux_dirent64 *)(dents + off);
+            off += e->d_reclen;
+            long long pid;
+            struct proc_stat st;
+            if (e->d_name[0] < '1' || e->d_name[0] > '9' || !parse_c_integer(e->d_name, &pid) ||
+                pid == self || !proc_stat_read((pid_t)pid, &st) || !wanted(&st, self, f))
+                continue;
+            if (kill((pid_t)pid, sig) == 0)
+                count++;
         }
     }
-    unsigned count = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i].mine == 1 && (!skip_pgid || v[i].pgrp != skip_pgid) && kill(v[i].pid, sig) == 0)
-            count++;
-    free(v);
+    close(fd);
+    if (sig == SIGKILL && self == 1)
+        kill(-1, SIGKILL);
     return count;
 }

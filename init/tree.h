@@ -1,13 +1,27 @@
-/* The process tree nccl-init is responsible for. */
+/* The process tree nccl-init is responsible for: as PID 1 every process in
+ * the namespace; otherwise every descendant (a subreaper adopts orphans, so
+ * they all stay below it).
+ *
+ * The walk allocates nothing: it reads /proc through one buffer in .bss,
+ * reserved before the fork, and decides ancestry by climbing parent links
+ * in /proc rather than building a table. A supervising init calls it in the
+ * middle of a stop, where memory may be short and must not grow. */
 #ifndef NCCL_INIT_TREE_H
 #define NCCL_INIT_TREE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
-/* Sends sig to every process of the tree: as PID 1, every process in the
- * namespace; otherwise every descendant (a subreaper adopts the orphans, so
- * they are all below it). Processes in process group skip_pgid (0: none)
- * are left out. Returns how many were signalled. */
-unsigned tree_signal(int sig, pid_t skip_pgid);
+struct tree_filter {
+    pid_t skip_pgid;   /* leave this process group out; 0: none */
+    bool stopped_only; /* only processes in the stopped state ('T') */
+};
+
+/* Sends sig to every living process of the tree that passes f (NULL: all).
+ * Returns how many were signalled, or -1 when /proc could not be read; as
+ * PID 1, with no group to skip, the signal then still goes to every process
+ * through kill(-1, sig). SIGKILL as PID 1 always ends with kill(-1), which
+ * also reaches processes forked while /proc was being read. */
+long tree_signal(int sig, const struct tree_filter *f);
 
 #endif

@@ -270,10 +270,27 @@ const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn
     return NULL;
 }
 
+int open_regular(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    return fd;
+}
+
 int read_file(const char *path, size_t max, char **data, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    return fd < 0 ? -errno : read_fd(fd, max, data, len);
+    int fd = open_regular(path);
+    return fd < 0 ? fd : read_fd(fd, max, data, len);
 }
 
 int read_fd(int fd, size_t max, char **data, size_t *len)

@@ -47,8 +47,16 @@ bool parse_c_integer(const char *s, long long *out);
 /* First occurrence of needle (length nn) in hay (length hn), or NULL. */
 const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn);
 
+/* Opens path for reading only if it is a regular file, and returns the
+ * descriptor or -errno (-EINVAL: not a regular file). Start-up runs with
+ * every signal blocked: a FIFO would block it for good, and opening a
+ * device can act (a watchdog, a tape). stat() first, so that nothing else
+ * is opened at all; fstat() after, against a swap in between. */
+int open_regular(const char *path);
+
 /* Reads a whole regular file (at most max bytes) into a NUL-terminated
- * buffer. Returns 0, or -errno (-EFBIG when larger than max). */
+ * buffer. Returns 0, or -errno (-EFBIG when larger than max, -EINVAL when
+ * not a regular file). */
 int read_file(const char *path, size_t max, char **data, size_t *len);
 /* The same from an open descriptor, which it closes. */
 int read_fd(int fd, size_t max, char **data, size_t *len);

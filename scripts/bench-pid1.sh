@@ -10,6 +10,9 @@
 #   5. SIGTERM to exit for an idle tree, as PID 1
 #   6. a worker needing 0.5 s of cleanup after SIGTERM, as PID 1: (a) the
 #      init gets SIGTERM, (b) the main child exits first
+#   7. ordered drain, as PID 1: the vLLM and SGLang models of
+#      tests/helpers/server_models.py, each init with its default stop; k/K
+#      rounds in which the server drained before any child got SIGTERM
 #
 # then the verdicts for nccl-init and a markdown table for the README.
 # Run by `make bench`. Needs root (apt-get, PID namespaces via unshare).
@@ -20,6 +23,7 @@
 #   BENCH_PID1_ORPHAN_ROUNDS   storms per init (default 2)
 #   BENCH_PID1_STOP_RUNS       idle-tree stops per init (default 20)
 #   BENCH_PID1_CLEANUP_ROUNDS  cleanup runs per init and scenario (default 3)
+#   BENCH_PID1_DRAIN_ROUNDS    ordered-drain stops per init and model (default 10)
 #
 # nccl-init always runs with --sinks none, so it writes no system file; the
 # script checks that /etc/environment, the Python sitecustomize files,
@@ -36,7 +40,8 @@ ORPHANS=${BENCH_PID1_ORPHANS:-10000}
 ORPHAN_ROUNDS=${BENCH_PID1_ORPHAN_ROUNDS:-2}
 STOP_RUNS=${BENCH_PID1_STOP_RUNS:-20}
 CLEANUP_ROUNDS=${BENCH_PID1_CLEANUP_ROUNDS:-3}
-for v in ROUNDS WARMUP ORPHANS ORPHAN_ROUNDS STOP_RUNS CLEANUP_ROUNDS; do
+DRAIN_ROUNDS=${BENCH_PID1_DRAIN_ROUNDS:-10}
+for v in ROUNDS WARMUP ORPHANS ORPHAN_ROUNDS STOP_RUNS CLEANUP_ROUNDS DRAIN_ROUNDS; do
 	if ! [[ ${!v} =~ ^[0-9]+$ ]] || { [[ $v != WARMUP ]] && ((${!v} < 1)); }; then
 		echo "bench-pid1: BENCH_PID1_$v=${!v}: expected a whole number (>= 1)" >&2
 		exit 2
@@ -142,7 +147,8 @@ python3 scripts/bench/pid1-bench.py \
 	--nccl-init "$INIT" --timer "$TIMER" --true-static "$TRUE_STATIC" \
 	--reap "$PWD/$B/pid1-reap" --orphans-bin "$PWD/$B/orphans" --work "$PWD/$B" \
 	--rounds "$ROUNDS" --warmup "$WARMUP" --orphans "$ORPHANS" \
-	--orphan-rounds "$ORPHAN_ROUNDS" --stop-runs "$STOP_RUNS" --cleanup-rounds "$CLEANUP_ROUNDS"
+	--orphan-rounds "$ORPHAN_ROUNDS" --stop-runs "$STOP_RUNS" --cleanup-rounds "$CLEANUP_ROUNDS" \
+	--drain-rounds "$DRAIN_ROUNDS"
 echo
 echo "($(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s of measurements)"
 

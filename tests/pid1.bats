@@ -28,8 +28,8 @@ scenario() {
 @test "a SIGTERM right after the start is never lost, 100 times (subreaper)" { scenario subreaper early-term 100; }
 @test "the command's SigBlk and SigIgn equal the launcher's (pid1)" { scenario pid1 sigmask; }
 @test "the command's SigBlk and SigIgn equal the launcher's (subreaper)" { scenario subreaper sigmask; }
-@test "grandchildren in the group get the signal; --signal-child (pid1)" { scenario pid1 grandchild; }
-@test "grandchildren in the group get the signal; --signal-child (subreaper)" { scenario subreaper grandchild; }
+@test "signals go to the main child alone; --signal-group to its group (pid1)" { scenario pid1 grandchild; }
+@test "signals go to the main child alone; --signal-group to its group (subreaper)" { scenario subreaper grandchild; }
 @test "a worker with 0.5 s of cleanup finishes when nccl-init gets SIGTERM (pid1)" { scenario pid1 cleanup-on-term; }
 @test "a worker with 0.5 s of cleanup finishes when nccl-init gets SIGTERM (subreaper)" { scenario subreaper cleanup-on-term; }
 @test "a worker with 0.5 s of cleanup finishes when the main child exits first (pid1)" { scenario pid1 cleanup-on-exit; }
@@ -48,3 +48,35 @@ scenario() {
 @test "an orphan storm of 1 leaves no zombie (subreaper)" { scenario subreaper orphans 1; }
 @test "an orphan storm of 200 leaves no zombie (subreaper)" { scenario subreaper orphans 200; }
 @test "an orphan storm of 10000 leaves no zombie (subreaper)" { scenario subreaper orphans 10000; }
+
+# The stop in the servers' own order: models of vLLM's and SGLang's process
+# trees and shutdown, written from their sources (helpers/server_models.py).
+models() {
+    run --separate-stderr timeout 300 python3 "$BATS_TEST_DIRNAME/helpers/server_models.py" "$@"
+    echo "$output"
+    echo "$stderr" >&2
+    assert_success
+    assert_output --partial "ok: "
+}
+
+@test "vLLM: the API server drains before EngineCore and workers get SIGTERM, 100 stops (pid1)" { models pid1 vllm 100; }
+@test "vLLM: the API server drains before EngineCore and workers get SIGTERM, 100 stops (subreaper)" { models subreaper vllm 100; }
+@test "SGLang: the main process drains before schedulers and detokenizer are touched, 100 stops (pid1)" { models pid1 sglang 100; }
+@test "SGLang: the main process drains before schedulers and detokenizer are touched, 100 stops (subreaper)" { models subreaper sglang 100; }
+
+# Regressions from the tini and dumb-init suites and the adversarial review
+@test "the stop signal reaches the main child once, as rewritten, nothing after it (pid1)" { scenario pid1 exact-stop; }
+@test "the stop signal reaches the main child once, as rewritten, nothing after it (subreaper)" { scenario subreaper exact-stop; }
+@test "fault signals sent with kill are forwarded; the init lives (pid1)" { scenario pid1 faults; }
+@test "fault signals sent with kill are forwarded; the init lives (subreaper)" { scenario subreaper faults; }
+@test "QUIT HUP USR1 USR2 WINCH RTMIN start no countdown, QUIT:QUIT neither (pid1)" { scenario pid1 no-countdown; }
+@test "QUIT HUP USR1 USR2 WINCH RTMIN start no countdown, QUIT:QUIT neither (subreaper)" { scenario subreaper no-countdown; }
+@test "a SIGPIPE the init raised itself is not forwarded and does not loop (pid1)" { scenario pid1 sigpipe; }
+@test "a SIGPIPE the init raised itself is not forwarded and does not loop (subreaper)" { scenario subreaper sigpipe; }
+@test "a worker that ignores SIGTERM and keeps forking is killed to the last (pid1)" { scenario pid1 forking-stubborn 3; }
+@test "a worker that ignores SIGTERM and keeps forking is killed to the last (subreaper)" { scenario subreaper forking-stubborn 3; }
+@test "with /proc masked the deadline still kills everything (pid1)" { scenario pid1 proc-masked; }
+@test "RSS stays flat over 10000 signals once the main child has exited (pid1)" { scenario pid1 signal-rss 10000; }
+@test "RSS stays flat over 1000 signals once the main child has exited (subreaper)" { scenario subreaper signal-rss 1000; }
+@test "a second stop signal kills at once and the log says so (pid1)" { scenario pid1 second-stop; }
+@test "a second stop signal kills at once and the log says so (subreaper)" { scenario subreaper second-stop; }

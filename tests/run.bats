@@ -94,6 +94,35 @@ teardown() {
     [ ! -e "$TMP/started" ]
 }
 
+@test "bad stop options exit 2 and start nothing" {
+    for bad in "--rewrite 15" "--rewrite TERM:" "--rewrite NOPE:TERM" "--rewrite KILL:TERM" \
+        "--rewrite CHLD:0" "--rewrite TERM:99" "--grace -1" "--grace 1e3" "--kill-exit-code 256" \
+        "--signal-group=yes"; do
+        # shellcheck disable=SC2086 # the option and its value, split
+        run --separate-stderr "$NI" --sinks none $bad -- touch "$TMP/started"
+        assert_failure 2
+        [ "${#lines[@]}" -eq 0 ]
+        [[ "$stderr" == "nccl-init: error: "* ]]
+        [ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+    done
+    [ ! -e "$TMP/started" ]
+}
+
+@test "a FIFO as the command, --python or profile neither blocks the start nor is opened" {
+    mkfifo "$TMP/fifo" "$TMP/fifo.env"
+    chmod +x "$TMP/fifo"
+    mkdir "$TMP/root"
+    # Before the fix the shebang sniffing of the python sink blocked in
+    # open(), with every signal blocked: only SIGKILL ended it.
+    run --separate-stderr timeout 10 "$NI" -q --root "$TMP/root" --sinks python -- "$TMP/fifo"
+    assert_failure 126
+    run --separate-stderr timeout 10 "$NI" -q --root "$TMP/root" --sinks python --python "$TMP/fifo" -- true
+    assert_success
+    run --separate-stderr timeout 10 "$NI" -q --root "$TMP/root" --sinks none -p "$TMP/fifo.env" -- true
+    assert_failure 2
+    [[ "$stderr" == *"fifo.env:"*"not a regular file"* ]]
+}
+
 @test "a verb only when it is exactly the first argument" {
     run --separate-stderr "$NI" -q -- check
     assert_failure 127 # 'check' is the command here
@@ -172,7 +201,7 @@ teardown() {
     run --separate-stderr env NCCL_INIT_GRACE=0.3 "$NI" -q --sinks none -- sh -c \
         'setsid sh -c "trap \"\" TERM; sleep 5" </dev/null >/dev/null 2>&1 & sleep 0.2; exit 4'
     assert_failure 4
-    [[ "$stderr" == *"grace time of 300 ms over: killed"* ]]
+    [[ "$stderr" == *"the grace time of 300 ms is over: killed"* ]]
     run --separate-stderr env NCCL_INIT_GRACE=soon "$NI" --sinks none -- true
     assert_failure 2
     assert_equal "$stderr" "nccl-init: error: grace soon: expected seconds, up to 86400"

@@ -17,6 +17,10 @@ slow phase of a shared machine hits all of them alike.
   6. a worker needing 0.5 s of cleanup after SIGTERM, as PID 1: (a) the init
      gets SIGTERM, (b) the main child exits first, the worker in a session
      of its own; "finished" when its file exists after the init exited
+  7. ordered drain, as PID 1: the vLLM and SGLang process trees of
+     tests/helpers/server_models.py stopped with SIGTERM to the init; kept
+     when the server drained and no engine, worker, scheduler or
+     detokenizer got a stop signal before its own parent stopped it
 
 nccl-init always runs with --sinks none: it writes no system file.
 Everything written goes under --work. Prints the details, a side-by-side
@@ -31,6 +35,13 @@ import subprocess
 import sys
 import tempfile
 import time
+
+# Section 7 stops the test suite's process-tree models (tests/helpers/server_models.py),
+# imported without leaving a __pycache__ in the source tree.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tests", "helpers"))
+import server_models
 
 UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
 NAMES = ["nccl-init", "tini-static", "dumb-init", "catatonit"]
@@ -124,7 +135,9 @@ class Bench:
         ni = [a.nccl_init, "-q", "--sinks", "none", "--"]
         # sub: not PID 1 (start-up); pid1: PID 1 of a new namespace. The
         # anchors forward to the child's process group where they can
-        # (tini -g, catatonit -g; dumb-init does by default), as nccl-init does.
+        # (tini -g, catatonit -g; dumb-init does by default), so that sections
+        # 4-6 see every init reach the whole tree; nccl-init runs with its
+        # default, the main child first and the rest once it has exited.
         self.cmd = {
             "nccl-init": {"sub": ni, "pid1": ni},
             "tini-static": {"sub": [a.tini, "-s", "--"], "pid1": [a.tini, "-g", "--"]},
@@ -433,6 +446,51 @@ class Bench:
             out("nccl-init VmHWM 0.25 s into a stop (after its /proc walks): %d kB" % max(stop_hwm))
         out()
 
+    # 7 --------------------------------------------------------------------
+    def drain(self):
+        a = self.a
+        out("== 7. ordered drain: the vLLM and SGLang models of tests/helpers/server_models.py "
+            "as PID 1, %d interleaved rounds ==" % a.drain_rounds)
+        # Each init with its defaults (the start-up command lines): -g would
+        # send the stop to the whole group, which is what this measures.
+        for n in self.names:
+            out("  %-12s %s" % (n + ":", " ".join(self.cmd[n]["sub"])))
+        runs = {(n, m): [] for n in self.names for m in server_models.MODELS}
+        for r in range(a.drain_rounds):
+            for m in server_models.MODELS:
+                for n in order(r, self.names):
+                    d = self.scratch()
+                    try:
+                        runs[(n, m)].append(server_models.stop_once(
+                            self.cmd[n]["sub"], "pid1", m, server_models.DRAIN, d))
+                    finally:
+                        shutil.rmtree(d, ignore_errors=True)
+        out()
+        out("%-12s %-34s %-34s" % ("init", "vLLM model", "SGLang model"))
+        notes = []
+        for n in self.names:
+            cells = []
+            for m in server_models.MODELS:
+                v = runs[(n, m)]
+                kept = sum(x["kept"] for x in v)
+                secs = [x["secs"] for x in v if x["secs"] is not None]
+                self.res[n]["drain_" + m] = dict(kept=kept, n=len(v))
+                cells.append("kept %5s %6s s exit %s" % (
+                    "%d/%d" % (kept, len(v)), "%.2f" % statistics.median(secs) if secs else "-",
+                    "/".join(sorted({str(x["rc"]) for x in v}))))
+                bad = next((x for x in v if not x["kept"]), None)
+                if bad:
+                    notes.append("%s, %s model: %s" % (n, m, bad["reason"]))
+            out("%-12s %-34s %-34s" % (n, cells[0], cells[1]))
+        for note in notes:
+            out("  first failure: " + note)
+        out("(kept k/K: the server logged its drain's end and no child got SIGTERM or SIGINT "
+            "before its parent's")
+        out(" stop, in k of K rounds; s: median time from SIGTERM to unshare's exit; the drain "
+            "is %.1f s; exit:" % server_models.DRAIN)
+        out(" vLLM's API server exits 0, SGLang's main process kills itself with SIGKILL, 137)")
+        out()
+
     # summary -------------------------------------------------------------
     def summary(self):
         a = self.a
@@ -461,6 +519,9 @@ class Bench:
                 return "?" if o["left"] is None else "%d" % o["left"]
             if key == "stop":
                 return "%.2f ms" % r["stop"] if "stop" in r else "-"
+            if key.startswith("drain_"):
+                d = r.get(key)
+                return "%d/%d" % (d["kept"], d["n"]) if d else "-"
             if key in ("cleanup_a", "cleanup_b"):
                 c = r.get(key)
                 if not c or c["ms"] is None:
@@ -478,6 +539,8 @@ class Bench:
             ("SIGTERM to exit, idle tree (median)", "stop"),
             ("0.5 s cleanup, init gets SIGTERM", "cleanup_a"),
             ("0.5 s cleanup, main child exits first", "cleanup_b"),
+            ("ordered drain kept, vLLM model", "drain_vllm"),
+            ("ordered drain kept, SGLang model", "drain_sglang"),
         ]
         out("== summary: one interleaved run ==")
         w0 = max(len(r[0]) for r in rows)
@@ -534,6 +597,14 @@ class Bench:
                     for n in ANCHORS)))
         v.append((ok if measured else None,
                   "the cleanup worker finishes where all three anchors kill it: " + "; ".join(parts)))
+        drains = [ni.get("drain_" + m) for m in server_models.MODELS]
+        if all(drains):
+            v.append((all(d["kept"] == d["n"] for d in drains),
+                      "the vLLM and SGLang models keep their drain in every round: " + ", ".join(
+                          "%s %d/%d" % (m, d["kept"], d["n"])
+                          for m, d in zip(server_models.MODELS, drains))))
+        else:
+            v.append((None, "ordered drain: not measured"))
         for good, text in v:
             out("%s  %s" % ("SKIP" if good is None else "PASS" if good else "FAIL", text))
         out()
@@ -548,7 +619,8 @@ class Bench:
         out("*%s; %s CPUs, Linux %s; shared machine, one interleaved run of "
             "`make bench` (scripts/bench-pid1.sh). Start-up: not PID 1 (tini-static -s), "
             "median of %d runs minus a static `true`; the rest as PID 1 of a new PID namespace "
-            "(tini-static -g, catatonit -g). RSS is VmHWM, file-backed pages included. "
+            "(tini-static -g, catatonit -g), except the ordered drain: each init with its "
+            "default stop, k of K rounds. RSS is VmHWM, file-backed pages included. "
             "dumb-init is dynamically linked: its size leaves out glibc.*" % (time.strftime("%Y-%m-%d"), os.cpu_count(), os.uname().release,
                              a.rounds))
         out("----- 8< ----- markdown table for README.md (end) -----")
@@ -573,6 +645,7 @@ def main():
     ap.add_argument("--orphan-timeout", type=int, default=10)
     ap.add_argument("--stop-runs", type=int, default=20)
     ap.add_argument("--cleanup-rounds", type=int, default=3)
+    ap.add_argument("--drain-rounds", type=int, default=10)
     ap.add_argument("--startup-limit-us", type=float, default=350)
     ap.add_argument("--rss-limit-kb", type=int, default=100)
     ap.add_argument("--stop-limit-ms", type=float, default=20)
@@ -588,7 +661,8 @@ def main():
         for n in b.names:
             out("  %-12s %s" % (n + ":", " ".join(b.cmd[n]["pid1"])))
         out("(no -s needed as PID 1; tini-static -g and catatonit -g forward to the child's "
-            "process group, as dumb-init and nccl-init do by default)")
+            "process group, as dumb-init does by default; nccl-init stops the main child first, "
+            "then the rest, by default)")
         out()
     try:
         b.sizes()
@@ -599,8 +673,10 @@ def main():
             b.orphans()
             b.idle_stop()
             b.cleanup()
+            b.drain()
         else:
-            out("note: no PID namespaces here (unshare --pid failed): sections 2, 4, 5, 6 skipped")
+            out("note: no PID namespaces here (unshare --pid failed): sections 2, 4, 5, 6, 7 "
+                "skipped")
             out()
         b.summary()
     finally:

@@ -17,7 +17,8 @@ import tempfile
 import time
 
 NI = os.environ["NI"]
-BASE = [NI, "-q", "--sinks", "none"]
+BASE = [NI, os.environ.get("NI_LOG", "-q"), "--sinks", "none"]
+UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
 
 
 def start(mode, args, **kw):
@@ -28,8 +29,7 @@ def start(mode, args, **kw):
     kw.setdefault("stdout", subprocess.DEVNULL)
     kw.setdefault("stderr", subprocess.DEVNULL)
     if mode == "pid1":
-        p = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
-                             + BASE + args, **kw)
+        p = subprocess.Popen(UNSHARE + BASE + args, **kw)
         children = "/proc/%d/task/%d/children" % (p.pid, p.pid)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
@@ -217,13 +217,12 @@ def group(mode, tmp, *opts):
 
 
 def grandchild(mode, tmp):
-    if not group(mode, tmp):
-        fail("SIGUSR1 did not reach the grandchild in the child's group")
+    if group(mode, tmp):
+        fail("by default SIGUSR1 reached the grandchild: it is for the main child alone")
     os.unlink(os.path.join(tmp, "ready"))
-    os.unlink(os.path.join(tmp, "grandchild-got-usr1"))
-    if group(mode, tmp, "--signal-child"):
-        fail("--signal-child: SIGUSR1 reached the grandchild")
-    print("ok: the group gets the signal; with --signal-child only the child")
+    if not group(mode, tmp, "--signal-group"):
+        fail("--signal-group: SIGUSR1 did not reach the grandchild in the child's group")
+    print("ok: the main child alone gets the signal; with --signal-group its group")
 
 
 WORKER = ("trap 'sleep 0.5; echo done > %s; exit 0' TERM; touch %s; "
@@ -285,7 +284,8 @@ def kill_exit_code(mode, tmp):
                           "while [ ! -e %s ]; do sleep 0.01; done; exit 0" % ready, worker],
                    stderr=subprocess.PIPE, text=True)
     _, err = p.communicate(timeout=10)
-    if p.returncode != 99 or not re.search(r"grace time of 200 ms over: killed [0-9]+ process(es)? still running", err):
+    if p.returncode != 99 or not re.search(
+            r"the grace time of 200 ms is over: killed [0-9]+ process(es)? still running", err):
         fail("exit %d, stderr %r" % (p.returncode, err))
     print("ok: --kill-exit-code 99 and one log line: " + err.strip().splitlines()[-1])
 
@@ -332,8 +332,11 @@ def ctrl_c(mode):
 
 def orphans(mode, n):
     helper = os.environ["ORPHANS"]
+    # Zombies whose parent is the init ($PPID of the main child): a
+    # subreaper shares the machine, whose other zombies are not its own.
     count = ("i=0; while [ $i -lt 100 ]; do "
-             "z=$(grep -l '^State:.Z' /proc/[0-9]*/status 2>/dev/null | wc -l); "
+             "z=$(awk -v init=$PPID '/^State:/ { s = $2 } /^PPid:/ { if (s == \"Z\" && $2 == init) n++ } "
+             "END { print n + 0 }' /proc/[0-9]*/status 2>/dev/null); "
              "[ \"$z\" = 0 ] && break; i=$((i+1)); sleep 0.05; done; echo zombies=$z")
     p, _ = start(mode, ["sh", "-c", "%s %s && %s" % (helper, n, count)],
                  stdout=subprocess.PIPE, text=True)
@@ -341,6 +344,262 @@ def orphans(mode, n):
     if p.returncode != 0 or out.strip() != "zombies=0":
         fail("%s orphans: %r, exit %d" % (n, out, p.returncode))
     print("ok: %s orphans reaped" % n)
+
+
+# A child that writes down every signal it gets, one number a line, and
+# exits 0 on SIGTERM, SIGINT or SIGQUIT when asked to.
+LOGGER = """
+import os, signal, sys, time
+log = open(sys.argv[1], "a", buffering=1)
+stops = [int(x) for x in sys.argv[3].split(",") if x]
+def note(s, f):
+    log.write("%d\\n" % s)
+    if s in stops:
+        sys.exit(0)
+for s in list(range(1, 32)) + list(range(signal.SIGRTMIN, signal.SIGRTMAX + 1)):
+    if s not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD):
+        signal.signal(s, note)
+open(sys.argv[2], "w").close()
+while True:
+    time.sleep(1)
+"""
+
+
+def logger(mode, tmp, opts, stops="15,2,3", **kw):
+    """Starts nccl-init OPTS over LOGGER; returns (Popen, init pid, log path)."""
+    log, ready = os.path.join(tmp, "log"), os.path.join(tmp, "ready")
+    for f in (log, ready):
+        if os.path.exists(f):
+            os.unlink(f)
+    p, pid = start(mode, list(opts) + [sys.executable, "-c", LOGGER, log, ready, stops], **kw)
+    wait_for(ready)
+    return p, pid, log
+
+
+def seen(log):
+    return [int(x) for x in open(log).read().split()]
+
+
+def exact_stop(mode, tmp):
+    # The stop signal reaches the main child once, as rewritten, and nothing
+    # of the init's own making follows it: no second SIGTERM, no SIGCONT.
+    cases = [([], 15), (["--signal-child"], 15), (["--rewrite", "15:3"], 3),
+             (["--signal-child", "--rewrite", "15:3"], 3), (["--signal-group"], 15),
+             (["--signal-group", "--rewrite", "TERM:QUIT"], 3)]
+    for opts, want in cases:
+        p, pid, log = logger(mode, tmp, opts)
+        os.kill(pid, signal.SIGTERM)
+        rc = p.wait(10)
+        if seen(log) != [want] or rc != 0:
+            fail("%s: SIGTERM to the init, the child saw %s (want [%d]), exit %d"
+                 % (" ".join(opts) or "default", seen(log), want, rc))
+    print("ok: the child saw exactly the stop signal, as rewritten, in %d setups" % len(cases))
+
+
+FAULTS = [signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGSEGV,
+          signal.SIGSYS, signal.SIGTRAP]
+
+
+def faults(mode, tmp):
+    # Fault signals sent with kill(2) are requests like any other: forwarded,
+    # and the init lives on.
+    p, pid, log = logger(mode, tmp, [])
+    for s in FAULTS:
+        os.kill(pid, s)
+        time.sleep(0.02)
+    time.sleep(0.2)
+    if p.poll() is not None:
+        fail("the init died of a fault signal sent with kill: exit %d" % p.returncode)
+    os.kill(pid, signal.SIGTERM)
+    rc = p.wait(10)
+    want = [int(s) for s in FAULTS] + [15]
+    if seen(log) != want or rc != 0:
+        fail("sent %s then TERM; the child saw %s, exit %d" % (want[:-1], seen(log), rc))
+    print("ok: ABRT BUS FPE ILL SEGV SYS TRAP forwarded, the init still running")
+
+
+def no_countdown(mode, tmp):
+    # QUIT (a thread dump), HUP, USR1/2, WINCH and real-time signals are
+    # forwarded and start no stop: with a 0.2 s grace the child must still
+    # run a second later. --rewrite QUIT:QUIT changes nothing.
+    for opts in ([], ["--rewrite", "QUIT:QUIT"]):
+        p, pid, log = logger(mode, tmp, ["--grace", "0.2"] + opts, stops="15")
+        sent = [signal.SIGQUIT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGWINCH,
+                signal.SIGRTMIN, signal.SIGQUIT]
+        for s in sent:
+            os.kill(pid, s)
+            time.sleep(0.02)
+        time.sleep(1)
+        if p.poll() is not None:
+            fail("%s: the child was stopped after %s (exit %d)" % (opts, seen(log), p.returncode))
+        os.kill(pid, signal.SIGTERM)
+        rc = p.wait(10)
+        if seen(log) != [int(s) for s in sent] + [15] or rc != 0:
+            fail("%s: the child saw %s, exit %d" % (opts, seen(log), rc))
+    print("ok: QUIT HUP USR1 USR2 WINCH RTMIN forwarded, no countdown")
+
+
+def cpu_ticks(pid):
+    f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])  # utime + stime
+
+
+def sigpipe(mode, tmp):
+    # Logging to a reader that went away raises SIGPIPE in the init itself.
+    # It must not be forwarded (or logged, which raises it again): the loop
+    # stays idle and a SIGTERM still stops the tree.
+    p, pid, log = logger(mode, tmp, ["-vv"], stderr=subprocess.PIPE)  # -q -vv: debug
+    p.stderr.close()
+    os.kill(pid, signal.SIGUSR1)  # forwarded, and logged at debug
+    time.sleep(0.1)
+    t0 = cpu_ticks(pid)
+    time.sleep(0.5)
+    busy = cpu_ticks(pid) - t0
+    if busy > 10:
+        fail("the init used %d ticks of CPU in 0.5 s after a log write hit EPIPE" % busy)
+    os.kill(pid, signal.SIGTERM)
+    try:
+        rc = p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("SIGTERM was not handled after the SIGPIPE")
+    if signal.SIGPIPE in seen(log) or seen(log) != [signal.SIGUSR1, 15] or rc != 0:
+        fail("the child saw %s, exit %d" % (seen(log), rc))
+    print("ok: %d ticks of CPU in 0.5 s, no SIGPIPE forwarded, exit %d" % (busy, rc))
+
+
+def pids_with(token):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                if token.encode() in open("/proc/%s/cmdline" % d, "rb").read():
+                    out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+def forking_stubborn(mode, tmp, trials):
+    # A worker that ignores SIGTERM and keeps forking children that do the
+    # same: the deadline's SIGKILL must be repeated until the tree is empty.
+    for t in range(int(trials)):
+        token = "nccl-init-forker-%d-%d" % (os.getpid(), t)
+        forker = ("trap '' TERM; while :; do sh -c \"trap '' TERM; sleep 100\" %s & "
+                  "sleep 0.002; done" % token)
+        main = ("setsid sh -c \"$0\" %s </dev/null >/dev/null 2>&1 & sleep 0.3; exit 5" % token)
+        p, _ = start(mode, ["--grace", "0.3", "sh", "-c", main, forker])
+        try:
+            rc = p.wait(15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail("trial %d: the init was still running 15 s after its main child exited" % t)
+        time.sleep(0.2)
+        left = pids_with(token)
+        if rc != 5 or left:
+            fail("trial %d: exit %d, %d processes left: %s" % (t, rc, len(left), left[:10]))
+    print("ok: %s trials, the forking worker and all its children killed" % trials)
+
+
+def proc_masked(mode, tmp):
+    # As PID 1 with /proc masked (a tmpfs over it), the stop still reaches
+    # everything: kill(-1) needs no /proc.
+    ready = os.path.join(tmp, "ready")
+    worker = "trap '' TERM; touch %s; while :; do sleep 0.05; done" % ready
+    main = ("setsid sh -c \"$0\" </dev/null >/dev/null 2>&1 & "
+            "while [ ! -e %s ]; do sleep 0.01; done; exit 4" % ready)
+    inner = "mount -t tmpfs none /proc && exec \"$@\""
+    args = UNSHARE + ["sh", "-c", inner, "sh"] + BASE + ["--grace", "0.3", "sh", "-c", main, worker]
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = p.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("with /proc masked the stubborn worker was never killed")
+    if p.returncode != 4 or "no /proc to count it" not in err:
+        fail("exit %d, want 4; stderr %r" % (p.returncode, err))
+    print("ok: /proc masked, the worker killed through kill(-1), exit 4")
+
+
+def status_kb(pid, field):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return None
+
+
+def drained(pid):
+    """True once the init has no signal pending."""
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith(("ShdPnd:", "SigPnd:")) and int(line.split()[1], 16):
+            return False
+    return True
+
+
+def signal_rss(mode, tmp, n):
+    # Once the main child has exited, every signal is forwarded to what is
+    # left by a walk over /proc. The walk allocates nothing: the init's RSS
+    # stays flat over N real-time signals.
+    ready = os.path.join(tmp, "ready")
+    worker = ("import signal, time, sys\n"
+              "for s in (signal.SIGTERM, signal.SIGRTMIN): signal.signal(s, signal.SIG_IGN)\n"
+              "open(sys.argv[1], 'w').close()\n"
+              "while True: time.sleep(1)\n")
+    main = ("setsid \"$0\" -c \"$1\" \"$2\" </dev/null >/dev/null 2>&1 & "
+            "while [ ! -e \"$2\" ]; do sleep 0.01; done; exit 0")
+    p, pid = start(mode, ["--grace", "300", "sh", "-c", main, sys.executable, worker, ready])
+    wait_for(ready)
+    # Until the main child has gone, the signals would be for it.
+    deadline = time.monotonic() + 10
+    while True:
+        kids = open("/proc/%d/task/%d/children" % (pid, pid)).read().split()
+        if len(kids) == 1 and open("/proc/%s/cmdline" % kids[0], "rb").read().startswith(
+                sys.executable.encode()):
+            break
+        if time.monotonic() > deadline:
+            fail("the main child did not exit")
+        time.sleep(0.01)
+
+    def burst(k):
+        for _ in range(k):
+            os.kill(pid, signal.SIGRTMIN)
+        deadline = time.monotonic() + 120
+        while not drained(pid):
+            if time.monotonic() > deadline:
+                fail("the init did not take its signals in 120 s")
+            time.sleep(0.01)
+
+    burst(100)  # the first walks touch the buffers once
+    before = status_kb(pid, "VmRSS")
+    burst(int(n))
+    after = status_kb(pid, "VmRSS")
+    # Two stops, apart: two SIGTERMs sent back to back would merge into one.
+    os.kill(pid, signal.SIGTERM)
+    time.sleep(0.1)
+    os.kill(pid, signal.SIGTERM)
+    rc = p.wait(10)
+    if after - before > 4 or rc != 0:
+        fail("VmRSS %d kB before %s signals, %d kB after; exit %d" % (before, n, after, rc))
+    print("ok: VmRSS %d kB before and %d kB after %s signals during the stop (exit %d)"
+          % (before, after, n, rc))
+
+
+def second_stop(mode, tmp):
+    # A second stop signal kills at once, and the log says so, not that a
+    # grace time ran out.
+    p, pid, log = logger(mode, tmp, ["--grace", "120"], stops="", stderr=subprocess.PIPE,
+                         text=True)
+    os.kill(pid, signal.SIGTERM)
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    os.kill(pid, signal.SIGTERM)
+    _, err = p.communicate(timeout=10)
+    took = time.monotonic() - t0
+    if p.returncode != 128 + signal.SIGKILL or "a second stop signal: killed 1 process still running" \
+            not in err or "grace time" in err or seen(log) != [15]:
+        fail("exit %d after %.2f s, child saw %s, stderr %r" % (p.returncode, took, seen(log), err))
+    print("ok: killed %.0f ms after the second SIGTERM: %s" % (took * 1000, err.strip().splitlines()[-1]))
 
 
 def main():
@@ -359,6 +618,14 @@ def main():
             "prompt": lambda: prompt(mode, tmp),
             "ctrl-c": lambda: ctrl_c(mode),
             "orphans": lambda: orphans(mode, *args),
+            "exact-stop": lambda: exact_stop(mode, tmp),
+            "faults": lambda: faults(mode, tmp),
+            "no-countdown": lambda: no_countdown(mode, tmp),
+            "sigpipe": lambda: sigpipe(mode, tmp),
+            "forking-stubborn": lambda: forking_stubborn(mode, tmp, *args),
+            "proc-masked": lambda: proc_masked(mode, tmp),
+            "signal-rss": lambda: signal_rss(mode, tmp, *args),
+            "second-stop": lambda: second_stop(mode, tmp),
         }
         table[scenario]()
 
