@@ -200,6 +200,14 @@ void cli_parse(int argc, char **argv, struct options *o)
                 o->verb = v;
                 i = 2;
             }
+    /* A first argument within two edits of a verb is a typo, not a
+     * command: run mode would write the system files before finding out
+     * that "chekc" does not exist. A command of such a name goes after --. */
+    if (argc > 1 && o->verb == VERB_RUN && argv[1][0] != '-')
+        for (int v = VERB_CHECK; v <= VERB_VERSION; v++)
+            if (edit_distance(argv[1], verbs[v]) <= 2)
+                die(EXIT_USAGE, "'%s' is not a verb: did you mean '%s'? (a command of that name "
+                                "goes after --: nccl-init -- %s)", argv[1], verbs[v], argv[1]);
     /* An image's ENTRYPOINT ends in "--", so a pod's args cannot carry
      * options: the grace can come from the environment too. */
     const char *grace = getenv("NCCL_INIT_GRACE");

@@ -3,6 +3,7 @@
 
 #include "block.h"
 #include "caps.h"
+#include "lookup.h"
 #include "render.h"
 #include "resolve.h"
 #include "sink_formats.h"
@@ -89,6 +90,12 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     int rc = resolve_or_fail(&r, o, "command not started");
     if (rc)
         return rc;
+    /* Then the command, in the child's PATH: one that cannot be run exits
+     * 127 or 126 here, before any sink has changed a file. */
+    char *path;
+    rc = command_lookup(o->operands[0], envset_get(&r.env, "PATH"), &path);
+    if (rc)
+        return rc;
     envset_log_summary(&r.env);
 
     /* The sinks carry the same resolved values as the child's environment
@@ -98,7 +105,7 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     const char **interp = xmalloc((o->npython + 1) * sizeof *interp);
     for (size_t i = 0; i < o->npython; i++)
         interp[i] = o->python[i];
-    interp[o->npython] = o->operands[0];
+    interp[o->npython] = path;
     st.sinks = (struct sink_options){ o->sinks, o->root, interp, o->npython + 1 };
     sinks_write(&st.report, &st.sinks, &r.env);
     record_env(&st.report, &st.sinks, &r.env);
@@ -109,6 +116,7 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     }
     record_state_prepare(&st.state, &st.report, &st.sinks, &r.env);
     struct child_spec c = {
+        .path = path,
         .argv = o->operands,
         .envp = envset_envp(&r.env),
         .sig = sig,

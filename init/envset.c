@@ -160,6 +160,14 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     sort(s->v, s->n, sizeof s->v[0], cmp_var);
 }
 
+const char *envset_get(const struct envset *s, const char *key)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].key, key) == 0)
+            return s->v[i].value;
+    return NULL;
+}
+
 char **envset_envp(const struct envset *s)
 {
     char **envp = xmalloc((s->n + 1) * sizeof *envp);

@@ -34,6 +34,9 @@ struct envset {
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
                     size_t np, bool enforce, const struct known_names *k, struct diag *d);
 
+/* The value of key in the set, or NULL. */
+const char *envset_get(const struct envset *s, const char *key);
+
 /* A NULL-terminated "KEY=VALUE" array for execve. */
 char **envset_envp(const struct envset *s);
 

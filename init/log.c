@@ -12,18 +12,28 @@ int log_level = LOG_INFO;
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
-static void vlog(int level, const char *fmt, va_list ap)
+/* Writes one line to stderr: prefix, then the message with its control
+ * bytes escaped (a value from the environment or a file must not reach an
+ * operator's terminal as an escape sequence), then the newline. One write
+ * per line: lines from the init and from its children that share stderr
+ * must not interleave mid-line. No allocation: it runs while supervising. */
+static void emit(const char *prefix, const char *fmt, va_list ap)
 {
-    /* One write per line: lines from the init and from its children that
-     * share stderr must not interleave mid-line. */
-    char line[1024];
-    struct buf b = BUF_FIXED(line);
+    char raw[1024], line[1024];
+    struct buf m = BUF_FIXED(raw), b = BUF_FIXED(line);
+    buf_vprintf(&m, fmt, ap);
     b.cap--; /* room for the newline even when truncated */
-    buf_str(&b, "nccl-init: ");
-    buf_str(&b, level == LOG_ERROR ? "error: " : level == LOG_WARN ? "warning: " : "");
-    buf_vprintf(&b, fmt, ap);
+    buf_str(&b, prefix);
+    buf_escaped(&b, raw, m.len);
     line[b.len++] = '\n';
     write_all(STDERR_FILENO, line, b.len);
+}
+
+static void vlog(int level, const char *fmt, va_list ap)
+{
+    emit(level == LOG_ERROR ? "nccl-init: error: " : level == LOG_WARN ? "nccl-init: warning: "
+                                                                         : "nccl-init: ",
+         fmt, ap);
 }
 
 void log_msg(int level, const char *fmt, ...)
@@ -88,17 +98,14 @@ void diag(struct diag *d, int severity, const char *file, unsigned line, const c
         d->warnings++;
     if (severity == DIAG_WARNING && log_level < LOG_WARN)
         return;
-    char text[1024];
-    struct buf b = BUF_FIXED(text);
-    b.cap--; /* room for the newline even when truncated */
-    buf_str(&b, file);
+    char where[512];
+    struct buf w = BUF_FIXED(where);
+    buf_escaped(&w, file, strlen(file));
     if (line)
-        buf_printf(&b, ":%u", line);
-    buf_str(&b, severity == DIAG_ERROR ? ": error: " : ": warning: ");
+        buf_printf(&w, ":%u", line);
+    buf_str(&w, severity == DIAG_ERROR ? ": error: " : ": warning: ");
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
+    emit(where, fmt, ap);
     va_end(ap);
-    text[b.len++] = '\n';
-    write_all(STDERR_FILENO, text, b.len);
 }

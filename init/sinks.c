@@ -215,14 +215,6 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     free(hook);
 }
 
-static const char *env_value(const struct envset *s, const char *key)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i].key, key) == 0)
-            return s->v[i].value;
-    return NULL;
-}
-
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
     if (o->mask & SINK_ETC_ENVIRONMENT) {
@@ -233,7 +225,7 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     if (o->mask & SINK_NCCL_CONF) {
         /* NCCL reads $NCCL_CONF_FILE (the environment wins over it) and
          * /etc/nccl.conf only when that is unset. */
-        const char *conf = env_value(s, "NCCL_CONF_FILE");
+        const char *conf = envset_get(s, "NCCL_CONF_FILE");
         char *p = conf && *conf ? xstrdup(conf) : rooted(o, "/etc/nccl.conf");
         if (conf && *conf)
             log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", conf);
@@ -242,7 +234,7 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     }
     if (o->mask & SINK_PYTHON) {
         struct python_homes homes = { 0 };
-        python_find(&homes, o->root, o->interpreters, o->ninterpreters, env_value(s, "PATH"));
+        python_find(&homes, o->root, o->interpreters, o->ninterpreters, envset_get(s, "PATH"));
         if (homes.n == 0)
             log_info("sink python: no Python interpreter found");
         for (size_t i = 0; i < homes.n; i++)

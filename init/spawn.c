@@ -27,13 +27,15 @@ _Noreturn void spawn_exec(const struct child_spec *c)
         log_error("cannot set no_new_privs: %s", errstr(errno));
         _exit(EXIT_CANNOT_RUN);
     }
-    /* execvp looks COMMAND up in the PATH of the current environment: make
-     * that the canonical one, so lookup and the child agree. */
+    /* The canonical environment; the path was found in its PATH before
+     * anything was written (lookup.c). execvp with a path that holds a '/'
+     * does no search: it is here for the C library's handling of a script
+     * without a "#!" line. */
     environ = c->envp;
     /* Last: from here on a signal acts on the child as it would have on
      * whoever started nccl-init. */
     signals_restore(c->sig);
-    execvp(c->argv[0], c->argv);
+    execvp(c->path, c->argv);
     int e = errno;
     log_error("cannot run '%s': %s", c->argv[0], errstr(e));
     _exit(e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN);

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 struct child_spec {
+    const char *path; /* argv[0] as found by command_lookup */
     char **argv;
     char **envp;
     const struct inherited_signals *sig;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -357,6 +358,28 @@ size_t utf8_seq_len(const unsigned char *s, size_t avail)
     return n;
 }
 
+void buf_escaped(struct buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t l = utf8_seq_len(p + i, n - i);
+        /* C0 controls and DEL; U+0080..U+009F, which some terminals take as
+         * 8-bit controls (CSI is U+009B); and bytes that are not UTF-8. */
+        bool control = l == 1 ? p[i] < 0x20 || p[i] == 0x7f : l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
+        if (l && !control) {
+            buf_add(b, p + i, l);
+            i += l;
+            continue;
+        }
+        for (size_t k = 0; k < (l ? l : 1); k++) {
+            char e[4] = { '\\', 'x', hex[p[i + k] >> 4], hex[p[i + k] & 15] };
+            buf_add(b, e, 4);
+        }
+        i += l ? l : 1;
+    }
+}
+
 bool utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -436,4 +459,29 @@ char *path_join(const char *a, const char *b)
         *w++ = '.';
     *w = '\0';
     return s;
+}
+
+size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return SIZE_MAX;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diagv = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diagv + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagv = up;
+        }
+    }
+    return row[lb];
 }

@@ -65,9 +65,19 @@ int read_fd(int fd, size_t max, char **data, size_t *len);
 size_t utf8_seq_len(const unsigned char *s, size_t avail);
 bool utf8_valid(const char *s, size_t n);
 
+/* Appends s[0..n) with every byte that could steer a terminal written as
+ * \xNN: C0 controls, DEL, the UTF-8 forms of the C1 controls, and bytes
+ * that are not UTF-8. For logs, which carry values from the environment
+ * and from files. */
+void buf_escaped(struct buf *b, const char *s, size_t n);
+
 /* Writes s as a JSON string literal (with quotes). Invalid UTF-8 bytes are
  * written as U+FFFD so that the document stays valid. */
 void json_string(struct buf *b, const char *s);
+
+/* Levenshtein distance between a and b; SIZE_MAX when either is over 64
+ * bytes. */
+size_t edit_distance(const char *a, const char *b);
 
 /* Joins a and b with exactly one '/' between them, then drops "." and
  * "dir/.." components (lexically: for paths whose links were followed). */

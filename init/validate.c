@@ -157,31 +157,6 @@ static void check_enum(const struct entry *e, const struct value_rule *r, int se
     bad(d, sev, e, r, what);
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return SIZE_MAX;
-    size_t row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diagv = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diagv + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diagv = up;
-        }
-    }
-    return row[lb];
-}
-
 /* The known names without their "NCCL_", from the library's list or the
  * built-in one. */
 static const char **known_suffixes(const struct known_names *k, size_t *n)

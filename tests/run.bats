@@ -58,6 +58,68 @@ teardown() {
     assert_failure 126
 }
 
+# The files the sinks write at their real paths (the sandbox's copies).
+sink_state() {
+    md5sum /etc/environment 2>&1
+    ls -la --time-style=+ /etc/nccl.conf /run/nccl-init 2>&1
+    for f in /usr/lib/python3*/sitecustomize.py /usr/local/lib/python3*/sitecustomize.py; do
+        [ -e "$f" ] && md5sum "$f"
+    done
+    true
+}
+
+@test "a command that cannot be run exits 127 or 126 before any sink is written" {
+    before=$(sink_state)
+    export NCCL_INIT_LOG=error
+    run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -- no-such-command-anywhere
+    assert_failure 127
+    assert_equal "$stderr" "nccl-init: error: cannot run 'no-such-command-anywhere': No such file or directory"
+    printf 'echo hi\n' >"$TMP/noexec"
+    run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -- "$TMP/noexec"
+    assert_failure 126
+    mkfifo "$TMP/fifo"
+    chmod +x "$TMP/fifo"
+    run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -- "$TMP/fifo"
+    assert_failure 126
+    # a verb this version does not have runs as a command: not found, nothing written
+    run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie-8gpu remove
+    assert_failure 127
+    assert_equal "$(sink_state)" "$before"
+}
+
+@test "a first argument within two edits of a verb is a usage error; after -- it is a command" {
+    before=$(sink_state)
+    for typo in chekc chek verfy renderr detcet hlep versoin; do
+        run --separate-stderr "$NI" "$typo" "$PROFILES/pcie-8gpu.env"
+        assert_failure 2
+        [[ "$stderr" == "nccl-init: error: '$typo' is not a verb: did you mean '"*"'? (a command of that name goes after --: nccl-init -- $typo)" ]]
+    done
+    run --separate-stderr "$NI" chekc
+    [[ "$stderr" == *"did you mean 'check'?"* ]]
+    assert_equal "$(sink_state)" "$before"
+    # after --, and further than two edits, it is the command
+    run --separate-stderr "$NI" -q --sinks none -- chekc
+    assert_failure 127
+    run --separate-stderr "$NI" -q --sinks none sleep 0
+    assert_success
+}
+
+@test "logs escape control bytes from the environment and from files" {
+    esc=$'\e[31mRing\a'
+    run --separate-stderr env NCCL_ALGO="$esc" "$NI" --sinks none --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    [[ "$stderr" == *'NCCL_ALGO=\x1b[31mRing\x07 from the environment'* ]]
+    [[ "$stderr" != *$'\e'* && "$stderr" != *$'\a'* ]]
+    # a profile whose value holds a C1 control (U+009B, CSI), in a file
+    # whose name holds an ESC
+    f="$TMP/ctl"$'\e'"[2J.env"
+    printf 'NCCL_ALGO=Ri\xc2\x9bng\n' >"$f"
+    run --separate-stderr "$NI" check "$f"
+    assert_failure 2
+    [[ "$stderr" == *'ctl\x1b[2J.env:1: error: NCCL_ALGO=Ri\xc2\x9bng: unknown token'* ]]
+    [[ "$stderr" != *$'\e'* && "$stderr" != *$'\xc2\x9b'* ]]
+}
+
 @test "the command is looked up in the canonical PATH" {
     mkdir "$TMP/bin"
     printf '#!/bin/sh\necho found\n' >"$TMP/bin/only-here"
