@@ -574,9 +574,10 @@ def signal_rss(mode, tmp, n):
     before = status_kb(pid, "VmRSS")
     burst(int(n))
     after = status_kb(pid, "VmRSS")
-    # Two stops, apart: two SIGTERMs sent back to back would merge into one.
+    # Two stops, apart: a second SIGTERM sent while the first is still
+    # pending would merge into it.
     os.kill(pid, signal.SIGTERM)
-    time.sleep(0.1)
+    burst(0)
     os.kill(pid, signal.SIGTERM)
     rc = p.wait(10)
     if after - before > 4 or rc != 0:
@@ -591,7 +592,8 @@ def second_stop(mode, tmp):
     p, pid, log = logger(mode, tmp, ["--grace", "120"], stops="", stderr=subprocess.PIPE,
                          text=True)
     os.kill(pid, signal.SIGTERM)
-    time.sleep(0.2)
+    while not drained(pid):  # else the second would merge into the first
+        time.sleep(0.01)
     t0 = time.monotonic()
     os.kill(pid, signal.SIGTERM)
     _, err = p.communicate(timeout=10)
