@@ -11,6 +11,37 @@
 
 #define BIT(c) ((uint64_t)1 << (c))
 
+/* The inheritable and ambient sets, and why the child's are empty.
+ *
+ * At exec, a process that is not root gets P' = (P(inh) & F(inh)) |
+ * (F(perm) & bounding) | ambient, F being the file's capabilities. An
+ * inheritable bit is thus a capability that any binary marked +i hands to
+ * whoever runs it, also after a switch to an unprivileged user: the uid
+ * change away from root empties the permitted, effective and ambient sets
+ * (without keep-caps), never the inheritable one. Filling it from --cap-drop/--cap-add is
+ * CVE-2022-24769 (moby GHSA-2mm7-x5h6-5pvq): under --cap-drop NET_RAW,
+ * `setpriv --reuid 65534` and then a cap_dac_override+ei binary could read
+ * a 0600 root file. Docker and podman have since started the container
+ * process with an empty inheritable set, and nccl-init does so for its
+ * child:
+ *
+ * - With a cap option the inheritable and ambient sets are empty. Ambient
+ *   capabilities survive the exec of any unprivileged binary, so they are
+ *   only for a child that runs as another user than root and asks for
+ *   them; nccl-init offers neither (there is no --user, no option to ask),
+ *   so it raises none. A non-root nccl-init that a launcher gave ambient
+ *   capabilities passes none of them on once a cap option is given.
+ * - Without one, nccl-init stays out of the way as tini does: bounding,
+ *   permitted, effective and ambient pass through. The inheritable set is
+ *   lowered to the ambient set, the least the kernel allows (ambient must
+ *   stay within inheritable). Under docker, podman and Kubernetes both are
+ *   empty already and nothing is done; under an older runtime that filled
+ *   the inheritable set, the child loses just the bits that only a binary
+ *   with inheritable file capabilities could use. Ambient capabilities
+ *   that a launcher raised on purpose for a non-root nccl-init (systemd's
+ *   AmbientCapabilities=, setpriv --ambient-caps) reach every binary the
+ *   child runs anyway, and are kept. */
+
 static unsigned cap_count(void)
 {
     int n = cap_max_bits();
@@ -80,23 +111,42 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
                const char *const *add, size_t nadd)
 {
     memset(p, 0, sizeof *p);
-    if (!ndrop && !nadd)
+    /* Everything is read and built here, before the fork: the child only
+     * hands the result to the kernel. */
+    cap_t cur = cap_get_proc();
+    if (!cur)
+        die(EXIT_USAGE, "cannot read capabilities: %s", errstr(errno));
+
+    if (!ndrop && !nadd) {
+        /* Lower the inheritable set to the ambient set (see the top). */
+        bool lower = false;
+        for (unsigned c = 0; c < cap_count(); c++) {
+            cap_value_t cv = (cap_value_t)c;
+            cap_flag_value_t f = CAP_CLEAR;
+            if (cap_get_flag(cur, cv, CAP_INHERITABLE, &f) == 0 && f == CAP_SET &&
+                cap_get_ambient(cv) != 1) {
+                cap_set_flag(cur, CAP_INHERITABLE, 1, &cv, CAP_CLEAR);
+                lower = true;
+            }
+        }
+        if (lower)
+            p->set = cur;
+        else
+            cap_free(cur);
         return;
+    }
+
     p->active = true;
     bool drop_all, add_all;
     uint64_t d = parse_lists("--cap-drop", drop, ndrop, &drop_all);
     uint64_t a = parse_lists("--cap-add", add, nadd, &add_all);
 
     uint64_t have = 0;
-    cap_t cur = cap_get_proc();
-    if (!cur)
-        die(EXIT_USAGE, "cannot read capabilities: %s", errstr(errno));
     for (unsigned c = 0; c < cap_count(); c++) {
         cap_flag_value_t f = CAP_CLEAR;
         if (cap_get_flag(cur, (cap_value_t)c, CAP_PERMITTED, &f) == 0 && f == CAP_SET)
             have |= BIT(c);
     }
-    cap_free(cur);
 
     /* docker's rules: ALL in --cap-add starts from everything, ALL in
      * --cap-drop from nothing; then single drops, then single adds. */
@@ -109,14 +159,25 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
                                 "cannot get it", cap_name(c));
             }
     p->keep = keep;
+
+    /* Permitted and effective: keep. Inheritable: empty (see the top). */
+    cap_clear(cur);
+    for (unsigned c = 0; c < cap_count(); c++) {
+        if (!(keep & BIT(c)))
+            continue;
+        cap_value_t cv = (cap_value_t)c;
+        cap_set_flag(cur, CAP_EFFECTIVE, 1, &cv, CAP_SET);
+        cap_set_flag(cur, CAP_PERMITTED, 1, &cv, CAP_SET);
+    }
+    p->set = cur;
 }
 
 int caps_apply(const struct caps_plan *p)
 {
-    if (!p->active)
-        return 0;
+    /* The bounding set first: dropping from it needs CAP_SETPCAP, which
+     * the permitted set may be about to lose. */
     bool bound_failed = false;
-    for (unsigned c = 0; c < cap_count(); c++) {
+    for (unsigned c = 0; p->active && c < cap_count(); c++) {
         if ((p->keep & BIT(c)) || cap_get_bound((cap_value_t)c) != 1)
             continue;
         if (cap_drop_bound((cap_value_t)c) < 0) {
@@ -139,34 +200,17 @@ int caps_apply(const struct caps_plan *p)
             return -1;
         }
     }
-    cap_t c = cap_init();
-    if (!c)
+    /* No ambient capabilities with a cap option (see the top). The kernel
+     * also drops them with the inheritable bits below; this says it.
+     * EINVAL: a kernel before 4.3, which has no ambient set. */
+    if (p->active && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
+        errno != EINVAL) {
+        log_error("cannot clear the ambient capabilities: %s", errstr(errno));
         return -1;
-    for (unsigned v = 0; v < cap_count(); v++) {
-        if (!(p->keep & BIT(v)))
-            continue;
-        cap_value_t cv = (cap_value_t)v;
-        cap_set_flag(c, CAP_EFFECTIVE, 1, &cv, CAP_SET);
-        cap_set_flag(c, CAP_PERMITTED, 1, &cv, CAP_SET);
-        cap_set_flag(c, CAP_INHERITABLE, 1, &cv, CAP_SET);
     }
-    int r = cap_set_proc(c);
-    cap_free(c);
-    if (r < 0) {
+    if (p->set && cap_set_proc(p->set) < 0) {
         log_error("cannot set capabilities: %s", errstr(errno));
         return -1;
     }
-    /* Ambient capabilities survive exec of a non-setuid program by a
-     * non-root user; without them a dropped-to-user child would lose what
-     * --cap-add kept. */
-    if (cap_reset_ambient() < 0 && errno != EINVAL) {
-        log_error("cannot reset ambient capabilities: %s", errstr(errno));
-        return -1;
-    }
-    for (unsigned v = 0; v < cap_count(); v++)
-        if ((p->keep & BIT(v)) && cap_set_ambient((cap_value_t)v, CAP_SET) < 0) {
-            log_error("cannot raise ambient capability %u: %s", v, errstr(errno));
-            return -1;
-        }
     return 0;
 }
