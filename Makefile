@@ -1,6 +1,6 @@
 # nccl-init: a static musl init that runs a command with a validated NCCL profile.
 #
-#   make            build/nccl-init (static, musl, libcap, stripped)
+#   make            build/nccl-init (static-pie, musl, libcap, hardened, stripped)
 #   make deps       install every Debian package the build and tests need
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
 #   make demo       build and run a command under the bundled pcie-8gpu profile
@@ -16,20 +16,28 @@ CAPDIR := $(BUILD)/libcap-musl
 
 SRCS := $(wildcard init/*.c)
 HDRS := $(wildcard init/*.h)
-# The init, and nccl-init-tools (verify, detect's report), which the init
-# execs for those verbs; the unit tests and the fuzzer take everything else.
-TOOLS_ONLY := init/tools_main.c init/verify.c init/detect_print.c
-INIT_SRCS := $(filter-out $(TOOLS_ONLY),$(SRCS))
-TOOLS_SRCS := $(filter-out init/main.c,$(SRCS))
-LIB_SRCS := $(filter-out init/main.c init/tools_main.c,$(SRCS))
+# The unit tests and the fuzzer take everything but main.
+LIB_SRCS := $(filter-out init/main.c,$(SRCS))
 
 STD := -std=c11 -D_GNU_SOURCE
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
-MUSL_CC := musl-gcc
-REL_CFLAGS := $(STD) $(WARN) -Os -flto -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
-	-fno-stack-protector -DNCCL_INIT_ARENA -I$(CAPDIR)/include
-REL_LDFLAGS := -static -Os -flto -Wl,--gc-sections -Wl,-z,norelro -Wl,-z,noseparate-code \
-	-Wl,-z,common-page-size=64 -Wl,--build-id=none -s
+# The release binary: static-pie on musl's own libc. musl-gcc's specs link a
+# PIE against musl's dynamic loader, so the compile uses musl's headers and
+# the link names musl's static-pie start file (rcrt1.o) itself.
+# _FORTIFY_SOURCE is left out: musl's headers do not implement it (it needs
+# the C library's __*_chk functions, which musl does not have), so the macro
+# would change nothing.
+MUSL := /usr/lib/x86_64-linux-musl
+MUSL_INC := -nostdinc -isystem /usr/include/x86_64-linux-musl -isystem $(shell gcc -print-file-name=include)
+REL_CFLAGS := $(STD) $(WARN) $(MUSL_INC) -Os -flto -fPIE -ffunction-sections -fdata-sections \
+	-fno-asynchronous-unwind-tables -fstack-protector-strong -I$(CAPDIR)/include
+REL_LDFLAGS := -static-pie -nostdlib -Os -flto -Wl,--gc-sections -Wl,-z,relro,-z,now \
+	-Wl,-z,noexecstack -Wl,--build-id=none -s
+REL_START := $(MUSL)/rcrt1.o $(MUSL)/crti.o $(shell gcc -print-file-name=crtbeginS.o)
+REL_END := -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) \
+	$(shell gcc -print-file-name=crtendS.o) $(MUSL)/crtn.o
+# Bytes, stripped: the build fails above it.
+SIZE_BUDGET := 131072
 
 SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -49,7 +57,7 @@ endif
 
 .PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image
 
-all: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools
+all: $(BUILD)/nccl-init
 
 deps: $(DEPS_STAMP)
 
@@ -67,27 +75,20 @@ $(DEPS_STAMP):
 $(CAPDIR)/lib/libcap.a: scripts/libcap-musl.sh | $(DEPS_STAMP)
 	sh scripts/libcap-musl.sh $(CAPDIR)
 
-$(BUILD)/nccl-init: $(INIT_SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
-	$(MUSL_CC) $(REL_CFLAGS) -o $@ $(INIT_SRCS) $(REL_LDFLAGS) -L$(CAPDIR)/lib -lcap
-	@file $@ | grep -q 'statically linked' || { echo "$@ is not static" >&2; exit 1; }
-	@echo "$@: $$(stat -c %s $@) bytes"
-
-$(BUILD)/nccl-init-tools: $(TOOLS_SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
-	$(MUSL_CC) $(REL_CFLAGS) -o $@ $(TOOLS_SRCS) $(REL_LDFLAGS) -L$(CAPDIR)/lib -lcap
-	@echo "$@: $$(stat -c %s $@) bytes"
+$(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
+	gcc $(REL_CFLAGS) -o $@ $(REL_START) $(SRCS) $(REL_LDFLAGS) $(REL_END)
+	@file $@ | grep -q 'static-pie linked' || { echo "$@ is not static-pie" >&2; exit 1; }
+	@size=$$(stat -c %s $@); echo "$@: $$size bytes (budget $(SIZE_BUDGET))"; \
+	if [ $$size -gt $(SIZE_BUDGET) ]; then echo "$@: over the $(SIZE_BUDGET)-byte budget" >&2; rm -f $@; exit 1; fi
 
 # The same sources under the host gcc with ASan+UBSan (glibc, Debian's libcap).
 # The init keeps its start-up data until it exits, by design: no leak checks
 # for the CLI binary (tests/helpers/asan-options.c); the unit tests keep them.
-$(BUILD)/san/nccl-init: $(INIT_SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_STAMP)
+$(BUILD)/san/nccl-init: $(SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	gcc $(SAN_CFLAGS) -o $@ $(INIT_SRCS) tests/helpers/asan-options.c -lcap
+	gcc $(SAN_CFLAGS) -o $@ $(SRCS) tests/helpers/asan-options.c -lcap
 
-$(BUILD)/san/nccl-init-tools: $(TOOLS_SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	gcc $(SAN_CFLAGS) -o $@ $(TOOLS_SRCS) tests/helpers/asan-options.c -lcap
-
-sanitize: $(BUILD)/san/nccl-init $(BUILD)/san/nccl-init-tools
+sanitize: $(BUILD)/san/nccl-init
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
 
@@ -112,15 +113,14 @@ image:
 probe:
 	@scripts/build-probe.sh
 
-test-gpu: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools probe
+test-gpu: $(BUILD)/nccl-init probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
-test: probe $(BUILD)/nccl-init $(BUILD)/nccl-init-tools $(BUILD)/san/nccl-init \
-		$(BUILD)/san/nccl-init-tools $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
+test: probe $(BUILD)/nccl-init $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
 		$(BUILD)/test/orphans
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
-demo: $(BUILD)/nccl-init $(BUILD)/nccl-init-tools
+demo: $(BUILD)/nccl-init
 	@scripts/demo.sh
 
 bench: $(BUILD)/nccl-init
@@ -146,5 +146,5 @@ fuzz: $(BUILD)/fuzz/fuzz_profile
 		-dict=tests/fuzz/dict.txt -print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 clean:
-	rm -rf $(BUILD)/nccl-init $(BUILD)/nccl-init-tools $(BUILD)/nccl-probe $(BUILD)/san \
+	rm -rf $(BUILD)/nccl-init $(BUILD)/nccl-probe $(BUILD)/san \
 		$(BUILD)/unit $(BUILD)/fuzz

@@ -1,14 +1,16 @@
-/* check, render and run: thin sequences over resolve, render and supervise. */
+/* The verbs: thin sequences over resolve, render, supervise, verify and detect. */
 #include "commands.h"
 
 #include "block.h"
 #include "caps.h"
+#include "detect.h"
 #include "lookup.h"
 #include "render.h"
 #include "resolve.h"
 #include "sink_formats.h"
 #include "sinks.h"
 #include "supervise.h"
+#include "verify.h"
 
 #include <errno.h>
 #include <string.h>
@@ -128,15 +130,24 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     return supervise(&c, &o->stop);
 }
 
-_Noreturn void cmd_tools(char **argv)
+int cmd_verify(const struct options *o)
 {
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        die(EXIT_USAGE, "%s: cannot find nccl-init's own path: %s", argv[1], errstr(errno));
-    self[n] = '\0';
-    *strrchr(self, '/') = '\0';
-    char *tools = path_join(self, "nccl-init-tools");
-    execv(tools, argv);
-    die(EXIT_USAGE, "%s needs %s: %s", argv[1], tools, errstr(errno));
+    struct verify_options v = { o->root, o->json, o->all, o->pids, o->npids };
+    return verify(&v);
+}
+
+int cmd_detect(const struct options *o)
+{
+    struct hardware h = { 0 };
+    struct choice c;
+    char *dir = cli_profile_dir(o);
+    detect_choose(&c, &h, dir, o->root);
+    if (!c.rules || !h.source)
+        detect_hardware(&h, o->root); /* report the hardware even without rules */
+    struct buf b = { 0 };
+    detect_print(&b, &h, &c, o->json);
+    int w = write_all(STDOUT_FILENO, b.data, b.len);
+    if (w < 0)
+        die(1, "writing to stdout: %s", errstr(-w));
+    return 0;
 }

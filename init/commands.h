@@ -8,8 +8,7 @@
 int cmd_check(const struct options *o);
 int cmd_render(const struct options *o);
 int cmd_run(const struct options *o, const struct inherited_signals *sig);
-/* verify and detect live in nccl-init-tools, next to nccl-init: the init
- * itself never needs them. This execs it with the same arguments. */
-_Noreturn void cmd_tools(char **argv);
+int cmd_verify(const struct options *o);
+int cmd_detect(const struct options *o);
 
 #endif

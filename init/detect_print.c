@@ -1,4 +1,4 @@
-/* detect's report, text or JSON: in nccl-init-tools, not in the init. */
+/* detect's report, text or JSON. */
 #include "detect.h"
 
 #include <string.h>

@@ -31,8 +31,9 @@ int main(int argc, char **argv)
     case VERB_RUN:
         return cmd_run(&o, &sig);
     case VERB_VERIFY:
+        return cmd_verify(&o);
     case VERB_DETECT:
-        cmd_tools(argv);
+        return cmd_detect(&o);
     }
     return EXIT_USAGE;
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,98 +67,27 @@ void buf_add(struct buf *b, const void *p, size_t n)
 
 void buf_str(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 
-/* width < 0 pads on the right ("%-8s"). */
-static void put_padded(struct buf *b, const char *s, size_t n, int width, char pad)
-{
-    int fill = (width < 0 ? -width : width) - (int)n;
-    if (width > 0)
-        for (; fill > 0; fill--)
-            buf_add(b, &pad, 1);
-    buf_add(b, s, n);
-    for (; fill > 0; fill--)
-        buf_add(b, " ", 1);
-}
-
-static void put_unsigned(struct buf *b, unsigned long long v, unsigned base, bool neg,
-                         int width, char pad)
-{
-    char tmp[24];
-    size_t i = sizeof tmp;
-    do
-        tmp[--i] = "0123456789abcdef"[v % base];
-    while ((v /= base) != 0);
-    if (neg)
-        tmp[--i] = '-';
-    put_padded(b, tmp + i, sizeof tmp - i, width, pad);
-}
-
+/* On musl's vsnprintf: measured once, then written in place; a fixed buffer
+ * takes what fits. */
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
-    for (const char *p = fmt; *p; p++) {
-        const char *q = strchr(p, '%');
-        if (!q) {
-            buf_str(b, p);
+    va_list measure;
+    va_copy(measure, ap);
+    int n = vsnprintf(NULL, 0, fmt, measure);
+    va_end(measure);
+    if (n <= 0)
+        return;
+    size_t room;
+    if (b->fixed) {
+        if (b->cap == 0)
             return;
-        }
-        buf_add(b, p, (size_t)(q - p));
-        p = q + 1;
-        char pad = ' ';
-        int width = 0, prec = -1, lng = 0, left = 0;
-        if (*p == '-')
-            left = 1, p++;
-        if (*p == '0')
-            pad = '0', p++;
-        while (*p >= '0' && *p <= '9')
-            width = width * 10 + (*p++ - '0');
-        if (left)
-            width = -width;
-        if (*p == '.' && p[1] == '*') {
-            prec = va_arg(ap, int);
-            p += 2;
-        } else if (*p == '.') {
-            for (prec = 0, p++; *p >= '0' && *p <= '9'; p++)
-                prec = prec * 10 + (*p - '0');
-        }
-        for (; *p == 'l' || *p == 'z'; p++)
-            lng = *p == 'z' ? 3 : lng + 1;
-        switch (*p) {
-        case 's': {
-            const char *s = va_arg(ap, const char *);
-            size_t n = prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s);
-            put_padded(b, s, n, width, ' ');
-            break;
-        }
-        case 'c': {
-            char c = (char)va_arg(ap, int);
-            buf_add(b, &c, 1);
-            break;
-        }
-        case 'd': case 'i': {
-            long long v = lng == 0 ? va_arg(ap, int)
-                        : lng == 1 ? va_arg(ap, long)
-                        : lng == 2 ? va_arg(ap, long long)
-                                   : (long long)va_arg(ap, ssize_t);
-            unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-            put_unsigned(b, u, 10, v < 0, width, pad);
-            break;
-        }
-        case 'u': case 'x': {
-            unsigned long long v = lng == 0 ? va_arg(ap, unsigned)
-                                 : lng == 1 ? va_arg(ap, unsigned long)
-                                 : lng == 2 ? va_arg(ap, unsigned long long)
-                                            : va_arg(ap, size_t);
-            put_unsigned(b, v, *p == 'x' ? 16 : 10, false, width, pad);
-            break;
-        }
-        case '%':
-            buf_add(b, "%", 1);
-            break;
-        default: /* unsupported: show it rather than misread the arguments */
-            buf_add(b, p - 1, 2);
-            if (!*p)
-                return;
-        }
+        room = b->cap - b->len; /* with the NUL */
+    } else {
+        grow((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1);
+        room = (size_t)n + 1;
     }
+    vsnprintf(b->data + b->len, room, fmt, ap);
+    b->len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
 void buf_printf(struct buf *b, const char *fmt, ...)

@@ -27,8 +27,7 @@ struct buf {
 #define BUF_FIXED(arr) ((struct buf){ (arr), 0, sizeof(arr), true })
 void buf_add(struct buf *b, const void *p, size_t n);
 void buf_str(struct buf *b, const char *s);
-/* A small printf: %s %c %d %u %x with l, ll, z, the '-' and '0' flags, a
- * width and, for %s, a precision (.N or .*). musl's printf would bring floating point into a 64 KiB binary. */
+/* printf into the buffer (vsnprintf underneath); a fixed buffer truncates. */
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void buf_free(struct buf *b);

@@ -180,8 +180,7 @@ skip_if_offline() {
     assert_line "org.opencontainers.image.revision test"
     assert_line --regexp '^org.opencontainers.image.version [0-9]+\.[0-9]+\.[0-9]+$'
     assert_line --partial "org.opencontainers.image.title "
-    # both binaries run (detect is nccl-init-tools, exec'd from beside nccl-init),
-    # the profiles are in place
+    # the one binary runs every verb (detect among them), the profiles are in place
     run prun --rm --entrypoint /bin/sh "$IMG" -c \
         'ls /etc/nccl-init/profiles; /usr/local/bin/nccl-init --version; /usr/local/bin/nccl-init detect --json >/dev/null && echo tools-ok'
     assert_success

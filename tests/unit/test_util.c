@@ -1,5 +1,5 @@
-/* The small libc replacements the 64 KiB budget asks for, checked against
- * the C library they stand in for. */
+/* The buffer's printf against the C library's, and the helpers that stand
+ * in for C library functions (parse_c_integer for strtoll). */
 #include "helpers.h"
 
 #include <errno.h>
