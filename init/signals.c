@@ -7,8 +7,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define BIT(sig) ((uint64_t)1 << ((sig) - 1))
-
 static void set_mask(uint64_t set, uint64_t *old)
 {
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &set, old, sizeof set);
@@ -29,19 +27,18 @@ void signals_take_over(struct inherited_signals *s)
     set_mask(taken, &s->mask);
     memset(&s->taken, 0, sizeof s->taken);
     memcpy(&s->taken, &taken, sizeof taken); /* the kernel reads the first word */
-    s->ignored = 0;
-    for (int sig = 1; sig < _NSIG; sig++) {
-        struct sigaction sa;
-        /* The libc refuses its reserved signals here; we never touch them,
-         * so whatever disposition they had passes to the child unchanged. */
-        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) < 0)
-            continue;
-        if (sa.sa_handler == SIG_IGN) {
-            s->ignored |= BIT(sig);
-            memset(&sa, 0, sizeof sa);
-            sa.sa_handler = SIG_DFL;
-            sigaction(sig, &sa, NULL);
-        }
+    /* Inherited SIG_IGN dispositions stay as they are: the kernel never
+     * discards a signal that is blocked, ignored or not (sig_ignored() in
+     * kernel/signal.c), so the signalfd still reads it, and the child gets
+     * the disposition through fork and exec untouched. SIGCHLD is the one
+     * exception: ignored, it would make the kernel reap our children itself
+     * and waitpid() lose the main child's status. */
+    struct sigaction sa;
+    s->chld_ignored = sigaction(SIGCHLD, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+    if (s->chld_ignored) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigaction(SIGCHLD, &sa, NULL);
     }
 }
 
@@ -78,11 +75,11 @@ int signal_parse(const char *s)
 
 void signals_restore(const struct inherited_signals *s)
 {
-    struct sigaction ign;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    for (int sig = 1; sig < _NSIG; sig++)
-        if (s->ignored & BIT(sig))
-            sigaction(sig, &ign, NULL);
+    if (s->chld_ignored) {
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        sigaction(SIGCHLD, &ign, NULL);
+    }
     set_mask(s->mask, NULL);
 }

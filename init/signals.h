@@ -4,6 +4,7 @@
 #define NCCL_INIT_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Masks are kept as the kernel's 64-bit words (bit N-1 for signal N), not
@@ -12,13 +13,13 @@
  * them: glibc's SIGRTMIN is 34. A single-threaded init can block them all. */
 struct inherited_signals {
     uint64_t mask;    /* the inherited blocked mask */
-    uint64_t ignored; /* signals inherited as SIG_IGN (and reset by us) */
+    bool chld_ignored; /* SIGCHLD was inherited as SIG_IGN (and reset by us) */
     sigset_t taken;   /* what nccl-init blocks and reads from a signalfd */
 };
 
-/* Records the inherited state, then blocks every signal (a real fault is
- * still delivered: the kernel forces it) and resets inherited SIG_IGN to SIG_DFL (an ignored
- * signal is discarded before a signalfd can see it). Call it first in main. */
+/* Records the inherited mask, then blocks every signal (a real fault is
+ * still delivered: the kernel forces it); an inherited SIG_IGN for SIGCHLD
+ * is reset. Call it first in main. */
 void signals_take_over(struct inherited_signals *s);
 
 /* Puts back the inherited dispositions and mask: in the child before exec,
