@@ -2,13 +2,27 @@
 
 #include <string.h>
 
+/* The end of a marker line that starts at i: the marker, then "\n", "\r\n"
+ * or the end of the file; a lone '\r' counts before the end of the file
+ * too. A file edited on Windows, or by a tool that keeps CRLF, still has
+ * its block found (and replaced, not added a second time). Returns the
+ * offset just past the marker's own text and its optional '\r' (the
+ * '\n', if any, is at that offset), or 0 when the line is not the marker. */
+static size_t marker_end(const char *s, size_t n, size_t i, const char *marker)
+{
+    size_t ml = strlen(marker), e = i + ml;
+    if (e > n || memcmp(s + i, marker, ml) != 0)
+        return 0;
+    if (e < n && s[e] == '\r')
+        e++;
+    return e == n || s[e] == '\n' ? e : 0;
+}
+
 /* Finds a line equal to marker in s[0..n); returns its offset or -1. */
 static long find_line(const char *s, size_t n, const char *marker, size_t from)
 {
-    size_t ml = strlen(marker);
-    for (size_t i = from; i + ml <= n;) {
-        if ((i == 0 || s[i - 1] == '\n') && memcmp(s + i, marker, ml) == 0 &&
-            (i + ml == n || s[i + ml] == '\n'))
+    for (size_t i = from; i < n;) {
+        if ((i == 0 || s[i - 1] == '\n') && marker_end(s, n, i, marker))
             return (long)i;
         const char *nl = memchr(s + i, '\n', n - i);
         if (!nl)
@@ -24,21 +38,31 @@ bool block_only(const char *old, size_t n)
     long e = b >= 0 ? find_line(old, n, BLOCK_END, (size_t)b) : -1;
     for (size_t i = 0; i < n; i++) {
         if (b >= 0 && e >= 0 && i == (size_t)b) {
-            i = (size_t)e + strlen(BLOCK_END);
+            i = marker_end(old, n, (size_t)e, BLOCK_END);
             if (i >= n)
                 break;
         }
-        if (old[i] != ' ' && old[i] != '\n' && old[i] != '\t')
+        if (old[i] != ' ' && old[i] != '\n' && old[i] != '\t' && old[i] != '\r')
             return false;
     }
     return true;
 }
 
+/* The block with its markers ending in eol. The body's lines keep their
+ * '\n' alone: a CR would become part of a value in pam_env's and NCCL's
+ * readers, and Python reads either. */
+static void wrap(struct buf *out, const char *body, const char *eol)
+{
+    buf_str(out, BLOCK_BEGIN);
+    buf_str(out, eol);
+    buf_str(out, body);
+    buf_str(out, BLOCK_END);
+    buf_str(out, eol);
+}
+
 void block_wrap(struct buf *out, const char *body)
 {
-    buf_str(out, BLOCK_BEGIN "\n");
-    buf_str(out, body);
-    buf_str(out, BLOCK_END "\n");
+    wrap(out, body, "\n");
 }
 
 int block_splice(struct buf *out, const char *old, size_t n, const char *body, bool at_top)
@@ -48,11 +72,15 @@ int block_splice(struct buf *out, const char *old, size_t n, const char *body, b
     if ((b < 0) != (e < 0) || (b >= 0 && find_line(old, n, BLOCK_BEGIN, (size_t)b + 1) >= 0))
         return -1;
     if (b >= 0) {
-        size_t end = (size_t)e + strlen(BLOCK_END);
+        /* The markers keep the line end the old BEGIN had: a CRLF file's
+         * block is rewritten as "# BEGIN nccl-init\r\n" ... "\r\n". */
+        size_t begin_end = marker_end(old, n, (size_t)b, BLOCK_BEGIN);
+        const char *eol = old[begin_end - 1] == '\r' ? "\r\n" : "\n";
+        size_t end = marker_end(old, n, (size_t)e, BLOCK_END);
         if (end < n)
             end++; /* its newline */
         buf_add(out, old, (size_t)b);
-        block_wrap(out, body);
+        wrap(out, body, eol);
         buf_add(out, old + end, n - end);
         return 0;
     }

@@ -44,9 +44,28 @@ unsigned sinks_parse(const char *list)
     }
 }
 
-static char *rooted(const struct sink_options *o, const char *path)
+/* How much of full, a path found under root (--root; "" or NULL for none),
+ * is the root: that part is opened as given, since the user chose it, and
+ * the rest is walked without following links (walk.h). 0 for no root, for
+ * "/", or for a root that path_join collapsed out of full: then all of
+ * full is walked, which is only stricter. */
+static size_t root_len_in(const char *full, const char *root)
 {
-    return o->root ? path_join(o->root, path) : xstrdup(path);
+    if (!root || !*root)
+        return 0;
+    char *r = path_join(root, "."); /* the root as path_join writes it */
+    size_t n = strlen(r);
+    bool in = !(n == 1 && r[0] == '/') && strncmp(full, r, n) == 0 && full[n] == '/';
+    free(r);
+    return in ? n : 0;
+}
+
+/* path under --root, and in *root_len how much of it is the root. */
+static char *rooted(const struct sink_options *o, const char *path, size_t *root_len)
+{
+    char *p = o->root ? path_join(o->root, path) : xstrdup(path);
+    *root_len = root_len_in(p, o->root);
+    return p;
 }
 
 static struct sink_result *result(struct sink_report *r, const char *sink, const char *path,
@@ -69,21 +88,49 @@ static void failed(struct sink_report *r, const char *sink, const char *path, co
     r->failures++;
 }
 
+/* One warning for a target that could not be read or written: a refusal
+ * names what was refused and why, anything else the step and the error. */
+static void target_failed(struct sink_report *r, const char *sink, const struct target *t, int e)
+{
+    if (t->why.kind == REFUSED_NOTHING) {
+        failed(r, sink, t->path, t->step, -e);
+        return;
+    }
+    struct buf why = { 0 };
+    refusal_text(&why, t->path, &t->why);
+    log_warn("sink %s: %s: %s; skipped", sink, t->path, why.data);
+    result(r, sink, t->path, "failed")->reason = why.data;
+    r->failures++;
+}
+
+/* Opens path's directory for a sink (target_open), with the one warning
+ * when it cannot be reached. */
+static bool open_sink(struct sink_report *r, const char *sink, struct target *t, const char *path,
+                      size_t root_len)
+{
+    int e = target_open(t, path, root_len);
+    if (e < 0)
+        target_failed(r, sink, t, e);
+    return e == 0;
+}
+
 static void skipped_value(const char *sink, const char *key, const char *why)
 {
     log_warn("sink %s: %s left out: %s", sink, key, why);
 }
 
-/* Replaces the managed block of path with body, atomically. old is the
- * file as the caller already read it (freed here), or NULL to read it now.
- * A file that already holds the block is left alone: no second read, no
- * write, no fsync on a restart. Returns the result (NULL on failure). */
-static struct sink_result *splice_write(struct sink_report *r, const char *sink, const char *path,
+/* Replaces the managed block of the file t (open) with body, atomically.
+ * old is the file as the caller already read it (freed here), or NULL to
+ * read it now. A file that already holds the block is left alone: no
+ * second read, no write, no fsync on a restart. Returns the result (NULL
+ * on failure). */
+static struct sink_result *splice_write(struct sink_report *r, const char *sink, struct target *t,
                                         const char *body, bool at_top, char *old, size_t oldlen)
 {
-    int e = old ? 0 : read_target(path, &old, &oldlen);
+    const char *path = t->path;
+    int e = old ? 0 : target_read(t, &old, &oldlen);
     if (e < 0) {
-        failed(r, sink, path, "read", e == -ELOOP ? ELOOP : -e);
+        target_failed(r, sink, t, e);
         return NULL;
     }
     struct buf out = { 0 };
@@ -96,14 +143,13 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
         r->failures++;
         return NULL;
     }
-    const char *step;
     e = out.len == oldlen && memcmp(out.data, old, oldlen) == 0
             ? 1
-            : atomic_write(path, out.data ? out.data : "", out.len, &step);
+            : atomic_write(t, out.data ? out.data : "", out.len);
     free(old);
     buf_free(&out);
     if (e < 0) {
-        failed(r, sink, path, step, -e);
+        target_failed(r, sink, t, e);
         return NULL;
     }
     log_debug("sink %s: %s %s", sink, path, e == 1 ? "unchanged" : "written");
@@ -111,13 +157,18 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
 }
 
 static void write_simple(struct sink_report *r, const char *sink, const char *path,
+                         size_t root_len,
                          void (*format)(struct buf *, const struct envset *, skip_fn *),
                          const struct envset *s)
 {
+    struct target t;
+    if (!open_sink(r, sink, &t, path, root_len))
+        return;
     struct buf body = { 0 };
     format(&body, s, skipped_value);
-    splice_write(r, sink, path, body.data ? body.data : "", false, NULL, 0);
+    splice_write(r, sink, &t, body.data ? body.data : "", false, NULL, 0);
     buf_free(&body);
+    target_close(&t);
 }
 
 /* A sitecustomize further down sys.path than the stdlib: the ones that a
@@ -166,38 +217,60 @@ static void byte_compile(const struct python_home *h, const char *hook)
                  hook, h->binary);
 }
 
+/* Opens the file the hook goes into: the stdlib's sitecustomize.py, or
+ * the conffile it links to on Debian. The stdlib directory is walked even
+ * then, and the link read in the directory that was checked. *conffile:
+ * the conffile's path (t->path), to free after t. False after one warning. */
+static bool open_hook(struct sink_report *r, const struct python_home *h, const char *hook,
+                      struct target *t, char **conffile)
+{
+    *conffile = NULL;
+    if (!open_sink(r, "python", t, hook, root_len_in(hook, h->root)))
+        return false;
+    char link[512];
+    ssize_t n = readlinkat(t->dfd, t->name, link, sizeof link - 1);
+    if (n <= 0)
+        return true;
+    target_close(t);
+    /* Debian links the stdlib's sitecustomize.py to the conffile
+     * /etc/python3.X/sitecustomize.py: keep the link, manage a block in the
+     * conffile, reached by a walk of its own. Any other link is refused. */
+    link[n] = '\0';
+    struct buf want = { 0 };
+    buf_printf(&want, "/etc/python%s/sitecustomize.py", h->version);
+    bool debian = strcmp(link, want.data) == 0;
+    buf_free(&want);
+    if (!debian) {
+        failed(r, "python", hook, NULL, ELOOP);
+        return false;
+    }
+    *conffile = path_join(*h->root ? h->root : "/", link);
+    if (open_sink(r, "python", t, *conffile, root_len_in(*conffile, h->root)))
+        return true;
+    free(*conffile);
+    *conffile = NULL;
+    return false;
+}
+
 static void write_python(struct sink_report *r, const struct python_home *h,
                          const struct envset *s)
 {
-    char *hook = path_join(h->stdlib, "sitecustomize.py");
-    char *target = xstrdup(hook);
-    char link[512];
-    ssize_t n = readlink(hook, link, sizeof link - 1);
-    if (n > 0) {
-        /* Debian links the stdlib's sitecustomize.py to the conffile
-         * /etc/python3.X/sitecustomize.py: keep the link, manage a block in
-         * the conffile. Any other link is refused. */
-        link[n] = '\0';
-        struct buf want = { 0 };
-        buf_printf(&want, "/etc/python%s/sitecustomize.py", h->version);
-        free(target);
-        target = strcmp(link, want.data) == 0 ? path_join(*h->root ? h->root : "/", link) : NULL;
-        buf_free(&want);
-        if (!target) {
-            failed(r, "python", hook, NULL, ELOOP);
-            free(hook);
-            return;
-        }
+    char *hook = path_join(h->stdlib, "sitecustomize.py"), *conffile;
+    struct target t;
+    if (!open_hook(r, h, hook, &t, &conffile)) {
+        free(hook);
+        return;
     }
     /* Chain only when this hook is what shadows another sitecustomize: if
      * the stdlib already had its own, the other one was shadowed before. */
     char *old = NULL, *chain = NULL;
     size_t oldlen = 0;
-    if (read_target(target, &old, &oldlen) == 0 && block_only(old, oldlen))
+    if (target_read(&t, &old, &oldlen) == 0 && block_only(old, oldlen))
         chain = shadowed(h);
     struct buf body = { 0 };
     format_python(&body, s, chain, skipped_value);
-    struct sink_result *x = splice_write(r, "python", target, body.data, true, old, oldlen);
+    struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen);
+    target_close(&t);
     if (x && chain) {
         struct buf note = { 0 };
         buf_printf(&note, "chains to %s", chain);
@@ -211,25 +284,27 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     buf_free(&pyc);
     buf_free(&body);
     free(chain);
-    free(target);
+    free(conffile);
     free(hook);
 }
 
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
     if (o->mask & SINK_ETC_ENVIRONMENT) {
-        char *p = rooted(o, "/etc/environment");
-        write_simple(r, "etc-environment", p, format_etc_environment, s);
+        size_t rl;
+        char *p = rooted(o, "/etc/environment", &rl);
+        write_simple(r, "etc-environment", p, rl, format_etc_environment, s);
         free(p);
     }
     if (o->mask & SINK_NCCL_CONF) {
         /* NCCL reads $NCCL_CONF_FILE (the environment wins over it) and
          * /etc/nccl.conf only when that is unset. */
         const char *conf = envset_get(s, "NCCL_CONF_FILE");
-        char *p = conf && *conf ? xstrdup(conf) : rooted(o, "/etc/nccl.conf");
+        size_t rl = 0; /* $NCCL_CONF_FILE is used as given: walked whole */
+        char *p = conf && *conf ? xstrdup(conf) : rooted(o, "/etc/nccl.conf", &rl);
         if (conf && *conf)
             log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", conf);
-        write_simple(r, "nccl-conf", p, format_nccl_conf, s);
+        write_simple(r, "nccl-conf", p, rl, format_nccl_conf, s);
         free(p);
     }
     if (o->mask & SINK_PYTHON) {
@@ -242,16 +317,34 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     }
 }
 
+/* Makes /run/nccl-init, 0755 whatever the umask (verify runs as any
+ * user), in a parent reached without following a link. */
+static bool make_record_dir(struct sink_report *r, const char *dir, size_t root_len)
+{
+    struct target d;
+    if (!open_sink(r, "record", &d, dir, root_len))
+        return false;
+    int e = target_mkdir(&d, 0755);
+    if (e < 0)
+        target_failed(r, "record", &d, e);
+    target_close(&d);
+    return e == 0;
+}
+
 void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
     if (!(o->mask & SINK_RECORD))
         return;
-    char *dir = rooted(o, "/run/nccl-init");
-    if (mkdir(dir, 0755) == 0) {
-        chmod(dir, 0755); /* whatever the umask: verify runs as any user */
-    } else if (errno != EEXIST) {
-        failed(r, "record", dir, "mkdir", errno);
+    size_t dir_rl, rl;
+    char *dir = rooted(o, "/run/nccl-init", &dir_rl);
+    char *path = rooted(o, RECORD_ENV, &rl);
+    struct target t;
+    /* The walk to profile.env checks the directory just made or found: a
+     * link or someone else's directory at /run/nccl-init stops the record
+     * before anything at all is made in it. */
+    if (!make_record_dir(r, dir, dir_rl) || !open_sink(r, "record", &t, path, rl)) {
         r->record_failed = true;
+        free(path);
         free(dir);
         return;
     }
@@ -263,13 +356,12 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     free(applied);
     free(dir);
     /* The record is nccl-init's own file: written whole, no block. */
-    char *path = rooted(o, RECORD_ENV);
     struct buf b = { 0 };
-    const char *step;
     format_env_file(&b, s, skipped_value);
-    int e = atomic_write(path, b.data ? b.data : "", b.len, &step);
+    int e = atomic_write(&t, b.data ? b.data : "", b.len);
+    target_close(&t);
     if (e < 0) {
-        failed(r, "record", path, step, -e);
+        target_failed(r, "record", &t, e);
         r->record_failed = true;
     } else {
         result(r, "record", path, e == 1 ? "unchanged" : "written");
@@ -287,7 +379,7 @@ void record_state_prepare(struct record_state *rs, struct sink_report *r,
     memset(rs, 0, sizeof *rs);
     if (!(o->mask & SINK_RECORD) || r->record_failed)
         return; /* the record's directory already gave its one warning */
-    rs->path = rooted(o, RECORD_STATE);
+    rs->path = rooted(o, RECORD_STATE, &rs->root_len);
     struct buf *b = &rs->text;
     buf_str(b, "{\n  \"profile\": ");
     json_string(b, s->names);
@@ -321,9 +413,20 @@ void record_state_commit(struct record_state *rs, pid_t child)
     struct buf d = BUF_FIXED(digits);
     buf_printf(&d, "%d", (int)child); /* at most 7 digits: PID_MAX_LIMIT is 4194304 */
     memcpy(rs->text.data + rs->pid_at, digits, d.len);
-    const char *step;
-    int e = atomic_write(rs->path, rs->text.data, rs->text.len, &step);
-    /* Logged here rather than through failed(): no allocation after the fork. */
-    if (e < 0)
-        log_warn("sink record: %s: %s: %s; skipped", rs->path, step, errstr(-e));
+    struct target t;
+    int e = target_open(&t, rs->path, rs->root_len);
+    if (e == 0)
+        e = atomic_write(&t, rs->text.data, rs->text.len);
+    target_close(&t);
+    if (e == 0 || e == 1)
+        return;
+    /* Logged here rather than through target_failed(): no allocation after
+     * the fork. */
+    char why[512];
+    struct buf w = BUF_FIXED(why);
+    if (t.why.kind != REFUSED_NOTHING)
+        refusal_text(&w, t.path, &t.why);
+    else
+        buf_printf(&w, "%s: %s", t.step, errstr(-e));
+    log_warn("sink record: %s: %s; skipped", rs->path, why);
 }

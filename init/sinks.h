@@ -53,6 +53,7 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
  * it without allocating (the rule of supervise.c). */
 struct record_state {
     char *path; /* NULL: no record to write */
+    size_t root_len; /* path[0..root_len) is --root (atomic.h) */
     struct buf text;
     size_t pid_at; /* where the pid's room starts in text */
 };

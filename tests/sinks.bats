@@ -61,8 +61,10 @@ gen_files() {
 import random, sys
 
 printable = [chr(c) for c in range(0x20, 0x7f)]
+# A marker may end in CRLF now ('# BEGIN nccl-init\r' + '\n' is a marker, so
+# no longer a near-miss); two CRs are still not one.
 near = ['# BEGIN nccl-init ', ' # BEGIN nccl-init', '#BEGIN nccl-init', '# begin nccl-init',
-        '# BEGIN nccl-init\r', '# END nccl-init.', 'X# END nccl-init', '# END  nccl-init',
+        '# BEGIN nccl-init\r\r', '# END nccl-init.', 'X# END nccl-init', '# END  nccl-init',
         '## BEGIN nccl-init', '# BEGIN nccl-init-2']
 stale = '# BEGIN nccl-init\nNCCL_ALGO=Stale\nNCCL_OLD=1\n# END nccl-init'
 
@@ -662,4 +664,233 @@ original_environment() {
         [ ! -e "$TMP/started" ]
         cmp "$ROOT/etc/environment" "$TMP/orig"
     done
+}
+
+# ---- the path to a sink: links, owners, modes, hard links ---------------
+# Every directory below the root (or below --root, which is opened as given)
+# is opened without following a link and must be root's and writable by no
+# one else (sticky excepted); the file keeps its owner and mode, and a file
+# with other hard links is left alone.
+
+# A directory's entries, recursively: type, mode, owner, size, inode and
+# contents, so that any change to them shows.
+tree_state() {
+    find "$@" -printf '%p %y %m %U:%G %s %i\n' | sort
+    find "$@" -type f -exec sha256sum {} + | sort
+}
+
+# A stdlib directory as python_find knows one: it has os.py.
+fake_stdlib() {
+    mkdir -p "$1"
+    : >"$1/os.py"
+}
+
+@test "a symlinked parent directory is refused: a stdlib, Debian's /etc/python3.X, \$NCCL_CONF_FILE's" {
+    # /usr/lib/python3.98 -> a directory elsewhere
+    mkdir -p "$ROOT/usr/lib" "$TMP/out"
+    fake_stdlib "$TMP/out/stdlib"
+    ln -s "$TMP/out/stdlib" "$ROOT/usr/lib/python3.98"
+    # Debian's layout, with /etc/python3.99 -> a directory elsewhere
+    fake_stdlib "$ROOT/usr/lib/python3.99"
+    ln -s /etc/python3.99/sitecustomize.py "$ROOT/usr/lib/python3.99/sitecustomize.py"
+    mkdir "$TMP/out/etcpy"
+    printf '# Debian\n' >"$TMP/out/etcpy/sitecustomize.py"
+    ln -s "$TMP/out/etcpy" "$ROOT/etc/python3.99"
+    # $NCCL_CONF_FILE is used as given, so walked from /
+    mkdir "$TMP/out/conf"
+    ln -s "$TMP/out/conf" "$ROOT/confdir"
+    tree_state "$TMP/out" "$ROOT" >"$TMP/before"
+
+    run --separate-stderr env NCCL_CONF_FILE="$ROOT/confdir/nccl.conf" "$NI" -q --root "$ROOT" \
+        --sinks python,nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    assert_equal "$(sink_warnings | sort)" "$(printf '%s\n' \
+        "nccl-init: warning: sink nccl-conf: $ROOT/confdir/nccl.conf: parent $ROOT/confdir is a symlink; skipped" \
+        "nccl-init: warning: sink python: $ROOT/etc/python3.99/sitecustomize.py: parent $ROOT/etc/python3.99 is a symlink; skipped" \
+        "nccl-init: warning: sink python: $ROOT/usr/lib/python3.98/sitecustomize.py: parent $ROOT/usr/lib/python3.98 is a symlink; skipped" |
+        sort)"
+    diff "$TMP/before" <(tree_state "$TMP/out" "$ROOT")
+
+    rm -f "$TMP/started"
+    run --separate-stderr env NCCL_CONF_FILE="$ROOT/confdir/nccl.conf" "$NI" -q --root "$ROOT" \
+        --strict --sinks python,nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    [[ "$stderr" == *"nccl-init: error: --strict: 3 sinks could not be written; command not started" ]]
+    diff "$TMP/before" <(tree_state "$TMP/out" "$ROOT")
+}
+
+@test "a symlinked /run/nccl-init is refused: nothing is made or written at its target" {
+    mkdir "$TMP/elsewhere"
+    ln -s "$TMP/elsewhere" "$ROOT/run/nccl-init"
+    run --separate-stderr ni_start --sinks record -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: parent $ROOT/run/nccl-init is a symlink; skipped"
+    # no applied/ (1777), no profile.env, no state.json
+    assert_equal "$(files_in "$TMP/elsewhere")" ""
+    [ -L "$ROOT/run/nccl-init" ]
+
+    rm -f "$TMP/started"
+    run --separate-stderr ni_start --strict --sinks record -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    assert_equal "$(files_in "$TMP/elsewhere")" ""
+}
+
+@test "as root, a parent directory others may write to is refused; a sticky one is not" {
+    local mode who
+    for mode in 0777:"group and others" 0775:group 0757:others; do
+        who=${mode#*:} mode=${mode%%:*}
+        chmod "$mode" "$ROOT/etc"
+        run --separate-stderr ni_start --sinks etc-environment,nccl-conf -- touch "$TMP/started"
+        assert_success
+        [ -e "$TMP/started" ]
+        assert_equal "$(sink_warnings)" "$(printf '%s\n' \
+            "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: parent $ROOT/etc is writable by $who (mode $mode); skipped" \
+            "nccl-init: warning: sink nccl-conf: $ROOT/etc/nccl.conf: parent $ROOT/etc is writable by $who (mode $mode); skipped")"
+        assert_equal "$(files_in "$ROOT/etc")" ""
+        rm -f "$TMP/started"
+        run --separate-stderr ni_start --strict --sinks etc-environment -- touch "$TMP/started"
+        assert_failure 2
+        [ ! -e "$TMP/started" ]
+        assert_equal "$(files_in "$ROOT/etc")" ""
+    done
+    # Sticky, like /tmp: no one else can rename or remove what is not theirs.
+    chmod 1777 "$ROOT/etc"
+    run --separate-stderr ni_start --strict --sinks etc-environment,nccl-conf -- true
+    assert_success
+    [ -z "$(sink_warnings)" ]
+    assert_equal "$(files_in "$ROOT/etc" | paste -sd' ')" "environment nccl.conf"
+}
+
+@test "as root, a parent directory owned by another user is refused: etc, /run/nccl-init, a home" {
+    chown 12345:12345 "$ROOT/etc"
+    mkdir -m 0755 "$ROOT/run/nccl-init"
+    chown 12345:12345 "$ROOT/run/nccl-init"
+    # $NCCL_CONF_FILE in a user's own directory
+    mkdir -p -m 0700 "$ROOT/home/alice"
+    printf 'NCCL_DEBUG=WARN\n' >"$ROOT/home/alice/nccl.conf"
+    chmod 0600 "$ROOT/home/alice/nccl.conf"
+    chown -R 12345:12345 "$ROOT/home/alice"
+    tree_state "$ROOT" >"$TMP/before"
+    run --separate-stderr env NCCL_CONF_FILE="$ROOT/home/alice/nccl.conf" "$NI" -q --root "$ROOT" \
+        --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    assert_equal "$(sink_warnings)" "$(printf '%s\n' \
+        "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: parent $ROOT/etc is owned by uid 12345, not by root; skipped" \
+        "nccl-init: warning: sink nccl-conf: $ROOT/home/alice/nccl.conf: parent $ROOT/home/alice is owned by uid 12345, not by root; skipped" \
+        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: parent $ROOT/run/nccl-init is owned by uid 12345, not by root; skipped")"
+    # nothing written, nothing made (no applied/ in the user's directory)
+    diff "$TMP/before" <(tree_state "$ROOT")
+
+    rm -f "$TMP/started"
+    run --separate-stderr env NCCL_CONF_FILE="$ROOT/home/alice/nccl.conf" "$NI" -q --root "$ROOT" \
+        --strict --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    diff "$TMP/before" <(tree_state "$ROOT")
+}
+
+@test "not as root, directories of one's own are fine; another user's are refused" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    local u=(setpriv --reuid 12345 --regid 12345 --clear-groups)
+    chmod 0755 "$TMP" # mktemp's 0700
+    mkdir -p "$TMP/u/root/etc"
+    chown -R 12345:12345 "$TMP/u"
+    run --separate-stderr "${u[@]}" "$NI" -q --root "$TMP/u/root" --sinks etc-environment,nccl-conf \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    [ -z "$(sink_warnings)" ]
+    assert_equal "$(stat -c '%u:%g %a' "$TMP/u/root/etc/environment" "$TMP/u/root/etc/nccl.conf" | sort -u)" \
+        "12345:12345 644"
+
+    # another user's directory, even one we may write to
+    chown 23456:23456 "$TMP/u/root/etc"
+    chmod 0777 "$TMP/u/root/etc"
+    rm "$TMP/u/root/etc/nccl.conf"
+    run --separate-stderr "${u[@]}" "$NI" -q --root "$TMP/u/root" --sinks nccl-conf \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink nccl-conf: $TMP/u/root/etc/nccl.conf: parent $TMP/u/root/etc is owned by uid 23456, not by root or uid 12345; skipped"
+    [ ! -e "$TMP/u/root/etc/nccl.conf" ]
+}
+
+@test "a file keeps its owner and mode: \$NCCL_CONF_FILE at a user's 0600 file; a new file is root:root 0644" {
+    printf 'NCCL_DEBUG=WARN\n' >"$ROOT/alice.conf"
+    chown 12345:12346 "$ROOT/alice.conf"
+    chmod 0600 "$ROOT/alice.conf"
+    printf 'LANG=C\n' >"$ROOT/etc/environment"
+    chmod 0600 "$ROOT/etc/environment"
+    # A setgid directory would give a new file its group: not root's.
+    chgrp 12346 "$ROOT/run"
+    chmod 2755 "$ROOT/run"
+    run --separate-stderr bash -c 'umask 077; exec "$@"' sh env NCCL_CONF_FILE="$ROOT/alice.conf" \
+        "$NI" -q --root "$ROOT" --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    [ -z "$(sink_warnings)" ]
+    assert_equal "$(stat -c '%u:%g %a' "$ROOT/alice.conf")" "12345:12346 600"
+    assert_equal "$(stat -c '%u:%g %a' "$ROOT/etc/environment")" "0:0 600"
+    grep -qx NCCL_DEBUG=WARN "$ROOT/alice.conf"
+    grep -qx "$BEGIN" "$ROOT/alice.conf"
+    grep -qx LANG=C "$ROOT/etc/environment"
+    grep -qx "$BEGIN" "$ROOT/etc/environment"
+    local f
+    for f in run/nccl-init/profile.env run/nccl-init/state.json; do
+        assert_equal "$(stat -c '%u:%g %a' "$ROOT/$f")" "0:0 644"
+    done
+}
+
+@test "a file with another hard link is refused: both names keep the same bytes, mode and inode" {
+    printf 'LANG=C\nSECRET=1\n' >"$ROOT/etc/environment"
+    chmod 0600 "$ROOT/etc/environment"
+    ln "$ROOT/etc/environment" "$ROOT/environment.other"
+    cp -p "$ROOT/etc/environment" "$TMP/orig"
+    local ino
+    ino=$(stat -c %i "$ROOT/etc/environment")
+    run --separate-stderr ni_start --sinks etc-environment,record -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: it has 2 hard links; replacing it would split them; skipped"
+    cmp "$ROOT/etc/environment" "$TMP/orig"
+    cmp "$ROOT/environment.other" "$TMP/orig"
+    assert_equal "$(stat -c '%i %h %a' "$ROOT/etc/environment" "$ROOT/environment.other" | sort -u)" "$ino 2 600"
+    assert_equal "$(files_in "$ROOT/etc")" environment
+    run state_sinks
+    assert_line 'etc-environment failed'
+
+    rm -f "$TMP/started"
+    run --separate-stderr ni_start --strict --sinks etc-environment -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    cmp "$ROOT/etc/environment" "$TMP/orig"
+    cmp "$ROOT/environment.other" "$TMP/orig"
+}
+
+@test "markers with CRLF line ends: the block is replaced, not added a second time" {
+    local f old=$'LANG=C\r\n# BEGIN nccl-init\r\nNCCL_ALGO=Stale\r\nNCCL_OLD=1\r\n# END nccl-init\r\nTZ=UTC\r\n'
+    for f in environment nccl.conf; do printf '%s' "$old" >"$ROOT/etc/$f"; done
+    run --separate-stderr ni_start --sinks "$SINKS" -- true
+    assert_success
+    [ -z "$(sink_warnings)" ]
+    # The markers keep the file's CRLF; the lines between them are the
+    # block's own, '\n' alone (a CR would become part of a value).
+    local fmt body
+    for f in environment nccl.conf; do
+        fmt=$([ "$f" = environment ] && echo etc-environment || echo nccl-conf)
+        body=$(ni_render -p pcie-8gpu --format "$fmt" 2>/dev/null | sed '1d;$d')
+        cmp "$ROOT/etc/$f" <(printf 'LANG=C\r\n%s\r\n%s\n%s\r\nTZ=UTC\r\n' "$BEGIN" "$body" "$END")
+        [ "$(grep -c "^$BEGIN" "$ROOT/etc/$f")" = 1 ]
+        [ "$(grep -c "^$END" "$ROOT/etc/$f")" = 1 ]
+    done
+    # and a restart leaves it alone
+    run --separate-stderr ni_start --sinks "$SINKS" -- true
+    assert_success
+    run state_sinks
+    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
 }

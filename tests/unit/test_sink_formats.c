@@ -63,6 +63,43 @@ static void blocks(void **state)
     assert_false(block_only("# BEGIN nccl-init\n# END nccl-init\nimport apport\n", 48));
 }
 
+/* Markers that end in CRLF are markers: the block is replaced in place,
+ * its markers keep the CRLF, its lines are the body's own '\n' lines. */
+static void blocks_crlf(void **state)
+{
+    (void)state;
+    int rc;
+    char *s = splice("A=1\r\n# BEGIN nccl-init\r\nOLD=1\r\n# END nccl-init\r\nB=2\r\n", "X=1\n",
+                     false, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "A=1\r\n# BEGIN nccl-init\r\nX=1\n# END nccl-init\r\nB=2\r\n");
+    /* idempotent */
+    char *t = splice(s, "X=1\n", false, &rc);
+    assert_string_equal(t, s);
+    free(t);
+    free(s);
+    /* an END with a CR and no final newline; the block at the top */
+    s = splice("# BEGIN nccl-init\r\nOLD=1\r\n# END nccl-init\r", "Y\n", true, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "# BEGIN nccl-init\r\nY\n# END nccl-init\r\n");
+    free(s);
+    /* one CRLF marker and one LF marker still make one block */
+    s = splice("# BEGIN nccl-init\nOLD\n# END nccl-init\r\nrest\n", "Z\n", false, &rc);
+    assert_string_equal(s, "# BEGIN nccl-init\nZ\n# END nccl-init\nrest\n");
+    free(s);
+    /* a CRLF BEGIN without an END is damaged, as an LF one is */
+    s = splice("A=1\r\n# BEGIN nccl-init\r\nOLD=1\r\n", "Z\n", false, &rc);
+    assert_int_equal(rc, -1);
+    free(s);
+    /* two CRs, or anything after the CR, is not a marker */
+    s = splice("# BEGIN nccl-init\r\r\n", "Z\n", false, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(s, "# BEGIN nccl-init\r\r\n# BEGIN nccl-init\nZ\n# END nccl-init\n");
+    free(s);
+    const char *only = "\r\n# BEGIN nccl-init\r\nA=1\r\n# END nccl-init\r\n";
+    assert_true(block_only(only, strlen(only)));
+}
+
 /* An envset whose resolved set is the given KEY=VALUE pairs. */
 static void make_set(struct envset *s, const char *const *kv, size_t n)
 {
@@ -138,6 +175,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blocks),
+        cmocka_unit_test(blocks_crlf),
         cmocka_unit_test(pam_env_values),
         cmocka_unit_test(nccl_conf_values),
         cmocka_unit_test(python_literals_are_inert),

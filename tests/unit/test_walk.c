@@ -1,0 +1,218 @@
+/* The walk to a sink's directory (no link followed, no directory someone
+ * else could change) and the atomic replace (owner, mode, hard links), in a
+ * scratch directory under /tmp. */
+#include "helpers.h"
+
+#include "atomic.h"
+#include "walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+static char top[64];
+
+static int make_top(void **state)
+{
+    (void)state;
+    strcpy(top, "/tmp/nccl-init-walk.XXXXXX");
+    return mkdtemp(top) ? 0 : -1;
+}
+
+static int remove_top(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* top/rel, in a ring of static buffers: keep a copy (PATH_OF) of one that
+ * must outlive the next few calls. */
+static const char *at(const char *rel)
+{
+    static char p[4][256];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(p[i], sizeof p[i], "%s/%s", top, rel);
+    return p[i];
+}
+#define PATH_OF(var, rel)                                                                         \
+    char var[256];                                                                                \
+    snprintf(var, sizeof var, "%s", at(rel))
+
+static void put(const char *rel, const char *text, mode_t mode)
+{
+    int fd = open(at(rel), O_WRONLY | O_CREAT | O_TRUNC, mode);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    assert_int_equal(chmod(at(rel), mode), 0);
+}
+
+/* The refusal's text for path, in a static buffer. */
+static const char *text_of(const char *path, const struct refusal *why)
+{
+    static char t[512];
+    struct buf b = BUF_FIXED(t);
+    t[0] = '\0';
+    refusal_text(&b, path, why);
+    return t;
+}
+
+static void walks_plain_dot_and_dotdot(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir(at("a"), 0755), 0);
+    assert_int_equal(mkdir(at("a/b"), 0755), 0);
+    const char *name;
+    struct refusal why;
+    int fd = walk_parent(at("a/./b/../b//f"), 0, &name, &why);
+    assert_true(fd >= 0);
+    assert_string_equal(name, "f");
+    struct stat got, want;
+    assert_int_equal(fstat(fd, &got), 0);
+    assert_int_equal(stat(at("a/b"), &want), 0);
+    assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
+    close(fd);
+    /* no name, a missing directory, a file where a directory should be */
+    assert_int_equal(walk_parent(at("a/b/"), 0, &name, &why), -EISDIR);
+    assert_int_equal(walk_parent(at("a/missing/f"), 0, &name, &why), -ENOENT);
+    put("a/file", "", 0644);
+    assert_int_equal(walk_parent(at("a/file/f"), 0, &name, &why), -ENOTDIR);
+}
+
+static void refuses_a_link_anywhere_but_the_root(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir(at("real"), 0755), 0);
+    assert_int_equal(mkdir(at("real/d"), 0755), 0);
+    assert_int_equal(symlink(at("real"), at("link")), 0);
+    const char *name;
+    struct refusal why;
+    PATH_OF(path, "link/d/f");
+    assert_int_equal(walk_parent(path, 0, &name, &why), -EPERM);
+    assert_int_equal(why.kind, REFUSED_SYMLINK);
+    char want[300];
+    snprintf(want, sizeof want, "parent %s is a symlink", at("link"));
+    assert_string_equal(text_of(path, &why), want);
+    /* a link as the last directory, and a link to a directory further down */
+    assert_int_equal(symlink(at("real/d"), at("real/dl")), 0);
+    assert_int_equal(walk_parent(at("real/dl/f"), 0, &name, &why), -EPERM);
+    assert_int_equal(why.len, strlen(at("real/dl")));
+    /* --root is opened as given: the user chose it */
+    int fd = walk_parent(path, strlen(at("link")), &name, &why);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static void refuses_a_directory_others_may_write(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir(at("w"), 0755), 0);
+    const char *name;
+    PATH_OF(path, "w/f");
+    struct refusal why;
+    static const struct {
+        mode_t mode;
+        const char *text;
+    } cases[] = { { 0777, "group and others (mode 0777)" },
+                  { 0775, "group (mode 0775)" },
+                  { 0703, "others (mode 0703)" } };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        assert_int_equal(chmod(at("w"), cases[i].mode), 0);
+        assert_int_equal(walk_parent(path, 0, &name, &why), -EPERM);
+        assert_int_equal(why.kind, REFUSED_WRITABLE);
+        char want[300];
+        snprintf(want, sizeof want, "parent %s is writable by %s", at("w"), cases[i].text);
+        assert_string_equal(text_of(path, &why), want);
+    }
+    /* sticky, like /tmp: no one else can rename or remove what is ours */
+    assert_int_equal(chmod(at("w"), 01777), 0);
+    int fd = walk_parent(path, 0, &name, &why);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static void refuses_someone_elses_directory(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    assert_int_equal(mkdir(at("o"), 0755), 0);
+    assert_int_equal(chown(at("o"), 12345, 12345), 0);
+    const char *name;
+    PATH_OF(path, "o/f");
+    struct refusal why;
+    assert_int_equal(walk_parent(path, 0, &name, &why), -EPERM);
+    assert_int_equal(why.kind, REFUSED_OWNER);
+    char want[300];
+    snprintf(want, sizeof want, "parent %s is owned by uid 12345, not by root", at("o"));
+    assert_string_equal(text_of(path, &why), want);
+}
+
+/* atomic_write of text to top/rel: 0, 1 or -errno; t for the details. */
+static int replace(const char *rel, const char *text, struct target *t)
+{
+    int e = target_open(t, at(rel), 0);
+    if (e == 0)
+        e = atomic_write(t, text, strlen(text));
+    target_close(t);
+    return e;
+}
+
+static void replace_keeps_owner_and_mode(void **state)
+{
+    (void)state;
+    struct target t;
+    put("kept", "old\n", 0600);
+    if (geteuid() == 0)
+        assert_int_equal(chown(at("kept"), 12345, 12346), 0);
+    struct stat before, after;
+    assert_int_equal(stat(at("kept"), &before), 0);
+    assert_int_equal(replace("kept", "new\n", &t), 0);
+    assert_int_equal(stat(at("kept"), &after), 0);
+    assert_true(after.st_ino != before.st_ino); /* replaced, not written in place */
+    assert_int_equal(after.st_mode & 07777, 0600);
+    assert_int_equal(after.st_uid, before.st_uid);
+    assert_int_equal(after.st_gid, before.st_gid);
+    /* a new file: the writer's, 0644 whatever the umask */
+    mode_t old = umask(077);
+    assert_int_equal(replace("fresh", "x\n", &t), 0);
+    umask(old);
+    assert_int_equal(stat(at("fresh"), &after), 0);
+    assert_int_equal(after.st_mode & 07777, 0644);
+    assert_int_equal(after.st_uid, geteuid());
+    assert_int_equal(after.st_gid, getegid());
+}
+
+static void refuses_a_file_with_other_links(void **state)
+{
+    (void)state;
+    struct target t;
+    put("linked", "old\n", 0600);
+    assert_int_equal(link(at("linked"), at("other")), 0);
+    assert_int_equal(replace("linked", "new\n", &t), -EPERM);
+    assert_int_equal(t.why.kind, REFUSED_LINKS);
+    assert_string_equal(text_of(t.path, &t.why),
+                        "it has 2 hard links; replacing it would split them");
+    struct stat a, b;
+    assert_int_equal(stat(at("linked"), &a), 0);
+    assert_int_equal(stat(at("other"), &b), 0);
+    assert_true(a.st_ino == b.st_ino && a.st_nlink == 2);
+    /* what it already holds needs no write, so nothing is refused */
+    assert_int_equal(replace("linked", "old\n", &t), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(walks_plain_dot_and_dotdot, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(refuses_a_link_anywhere_but_the_root, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(refuses_a_directory_others_may_write, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(refuses_someone_elses_directory, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(replace_keeps_owner_and_mode, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(refuses_a_file_with_other_links, make_top, remove_top),
+    };
+    return cmocka_run_group_tests_name("walk", tests, NULL, NULL);
+}
