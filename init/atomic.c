@@ -171,7 +171,7 @@ int atomic_write(struct target *t, const char *data, size_t len)
     r = take_over(fd, exists ? &st : NULL, &t->step);
     if (!r && (r = write_all(fd, data, len)) < 0)
         t->step = "write";
-    if (!r && fsync(fd) < 0) {
+    if (!r && !t->no_sync && fsync(fd) < 0) {
         t->step = "fsync";
         r = -errno;
     }
@@ -185,7 +185,7 @@ int atomic_write(struct target *t, const char *data, size_t len)
     }
     if (r < 0) {
         unlinkat(dfd, tmp, 0);
-    } else if (fsync(dfd) < 0 && errno != EINVAL) {
+    } else if (!t->no_sync && fsync(dfd) < 0 && errno != EINVAL) {
         /* The new file is in place; only its durability is in doubt. */
         t->step = "fsync directory";
         r = -errno;

@@ -4,6 +4,7 @@
 
 #include "walk.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -18,6 +19,10 @@ struct target {
     const char *name;   /* its last component, inside path */
     const char *step;
     struct refusal why;
+    /* No fsync: for the records under /run, a tmpfs that a reboot empties
+     * anyway. The rename keeps them atomic, which is all a reader needs;
+     * durability would cost two fsyncs on every start. */
+    bool no_sync;
 };
 
 /* Walks to path's directory and keeps it open in t->dfd. */
@@ -36,7 +41,8 @@ int target_mkdir(struct target *t, mode_t mode);
 
 /* Replaces the file with data atomically: a temporary file in the same
  * directory (O_EXCL, O_NOFOLLOW, mode 0600 until it has the target's owner
- * and mode), fsync, rename over the target, fsync of the directory. The
+ * and mode), fsync, rename over the target, fsync of the directory (no
+ * fsync at all with no_sync). The
  * target keeps its owner, group and mode; a new file is the writer's
  * (root:root) and 0644 whatever the umask. A symlink or non-regular file at
  * the target is refused (-ELOOP, -EINVAL), and so is a file with other hard

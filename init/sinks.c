@@ -356,6 +356,7 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     free(applied);
     free(dir);
     /* The record is nccl-init's own file: written whole, no block. */
+    t.no_sync = true;
     struct buf b = { 0 };
     format_env_file(&b, s, skipped_value);
     int e = atomic_write(&t, b.data ? b.data : "", b.len);
@@ -415,6 +416,7 @@ void record_state_commit(struct record_state *rs, pid_t child)
     memcpy(rs->text.data + rs->pid_at, digits, d.len);
     struct target t;
     int e = target_open(&t, rs->path, rs->root_len);
+    t.no_sync = true;
     if (e == 0)
         e = atomic_write(&t, rs->text.data, rs->text.len);
     target_close(&t);
