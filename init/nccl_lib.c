@@ -82,11 +82,13 @@ int known_names_from_lib(struct known_names *k, const char *path)
     const unsigned char *base = m;
     m += off;
     size = len;
-    /* An environment name sits in .rodata as a NUL-terminated string: "NCCL_"
-     * then [A-Z0-9_]+ then NUL, not glued to a longer identifier. */
+    /* An environment name sits in .rodata as a whole string of its own:
+     * NUL, "NCCL_", [A-Z0-9_]+, NUL. The tail of a longer string is not one:
+     * libnccl 2.28.9 has error messages ending in "...NCCL_CONFIG_INITIALIZER"
+     * and "...NCCL_SIM_INFO_INITIALIZER", which are macros, not variables. */
     for (const unsigned char *p = m; (p = find_bytes(p, size - (size_t)(p - m), "NCCL_", 5));
          p += 5) {
-        if (p > m && (is_name_char(p[-1]) || (p[-1] >= 'a' && p[-1] <= 'z')))
+        if (p > m && p[-1] != '\0')
             continue;
         const unsigned char *e = p + 5;
         while ((size_t)(e - m) < size && is_name_char(*e))
