@@ -20,7 +20,7 @@ mkdir -p "$ROOT/etc" "$ROOT/run"
 
 say "nccl-init: $(stat -c %s "$NI") bytes, $(file -b "$NI" | cut -d, -f1,4 | tr -s ' ')"
 
-say "before: the server started directly, with the six variables exported"
+say "before: the server started directly, with the profile's variables exported"
 env $(grep -E '^NCCL_' "profiles/$PROFILE.env" | tr '\n' ' ') \
     "$VENV/bin/python3" scripts/demo-server.py "profiles/$PROFILE.env"
 

@@ -207,8 +207,7 @@ skip_if_offline() {
     assert_line NCCL_P2P_LEVEL=SYS
     assert_line NCCL_MAX_NCHANNELS=16
     assert_line NCCL_BUFFSIZE=16777216
-    assert_line NCCL_NTHREADS=512
-    [[ "$stderr" == *"nccl-init: profile pcie-8gpu: 6 variables"* ]]
+    [[ "$stderr" == *"nccl-init: profile pcie-8gpu: 5 variables"* ]]
 
     # PID 1 is nccl-init, the wrapper exec'd the command (no shell left)
     run --separate-stderr prun --rm "$IMG" python3 -c '
@@ -256,18 +255,18 @@ print(open("/proc/%d/cmdline" % os.getppid()).read().split("\0")[0])'
     run prun --rm -e NCCL_INIT_PROFILE=pcie-8gpu "${demo[@]}" "$IMG" python3 /demo/demo-server.py "$prof"
     echo "$output"
     assert_success
-    assert_line --partial "8 of 8 workers have all six values"
+    assert_line --partial "8 of 8 workers have all 5 values"
     [ "$(grep -c '✓$' <<<"$output")" = 8 ]
     refute_output --partial '✗'
 
-    # the same server started directly with the six variables: the scrubbed
+    # the same server started directly with the five variables: the scrubbed
     # workers lose them (the before of make demo)
     local envs=() kv
     while IFS= read -r kv; do envs+=(-e "$kv"); done < <(grep -E '^NCCL_' "$REPO/profiles/pcie-8gpu.env")
     run prun --rm --entrypoint python3 "${envs[@]}" "${demo[@]}" "$IMG" /demo/demo-server.py "$prof"
     echo "$output"
     assert_success
-    assert_line --partial "4 of 8 workers have all six values"
+    assert_line --partial "4 of 8 workers have all 5 values"
 }
 
 # Starts helpers/tree.py detached in NAME (4 spawn workers, 2 of them from a
@@ -290,10 +289,10 @@ start_tree() {
     run --separate-stderr pm exec "$NAME" nccl-init verify
     echo "$output"
     assert_success
-    assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +NTHREADS +P2P_LEVEL +PROTO'
+    assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +P2P_LEVEL +PROTO'
     read -r w1 w2 w3 w4 < <(pm exec "$NAME" cat /tmp/ready)
-    assert_line --regexp "^$w1 +python3 +env +env +env +env +env +env"
-    assert_line --regexp "^$w4 +python3 +site +site +site +site +site +site"
+    assert_line --regexp "^$w1 +python3 +env +env +env +env +env"
+    assert_line --regexp "^$w4 +python3 +site +site +site +site +site"
     assert_line --regexp "^6 processes checked, 6 with every value \(profile pcie-8gpu, digest [0-9a-f]{12}\)$"
     # what an exec'd shell and a login see
     run pm exec "$NAME" sh -c '. /etc/environment; echo $NCCL_PROTO; cat /run/nccl-init/profile.env'

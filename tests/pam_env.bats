@@ -30,14 +30,13 @@ ssh_root() {
 }
 
 # The block of a file, markers included.
-# The login's environment ($output) holds pcie-8gpu's six values and its name.
+# The login's environment ($output) holds pcie-8gpu's five values and its name.
 assert_pcie_8gpu() {
     assert_line NCCL_PROTO=LL
     assert_line NCCL_ALGO=Ring
     assert_line NCCL_P2P_LEVEL=SYS
     assert_line NCCL_BUFFSIZE=16777216
     assert_line NCCL_MAX_NCHANNELS=16
-    assert_line NCCL_NTHREADS=512
     assert_line NCCL_INIT_PROFILE=pcie-8gpu
 }
 
@@ -181,7 +180,7 @@ teardown() {
     assert_line "$digest"
     # it is a real ssh session
     assert_line --regexp "^SSH_CONNECTION=127\.0\.0\.1 [0-9]+ 127\.0\.0\.1 $SSHD_PORT\$"
-    assert_equal "$(grep -c '^NCCL_' <<<"$output")" 8
+    assert_equal "$(grep -c '^NCCL_' <<<"$output")" 7
 }
 
 @test "su - gets the profile too" {
@@ -197,7 +196,7 @@ teardown() {
     assert_success
     assert_pcie_8gpu
     assert_line --regexp '^NCCL_INIT_DIGEST=[0-9a-f]{64}$'
-    assert_equal "$(grep -c '^NCCL_' <<<"$output")" 8
+    assert_equal "$(grep -c '^NCCL_' <<<"$output")" 7
 }
 
 @test "an operator override is what the ssh login gets" {

@@ -16,12 +16,12 @@ teardown() {
     run --separate-stderr env -i PATH=/usr/bin:/bin "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -- env
     assert_success
     assert_line NCCL_PROTO=LL
-    assert_line NCCL_NTHREADS=512
+    assert_line NCCL_BUFFSIZE=16777216
     assert_line NCCL_INIT_PROFILE=pcie-8gpu
     assert_line --regexp '^NCCL_INIT_DIGEST=[0-9a-f]{64}$'
     assert_line PATH=/usr/bin:/bin
     # one info line at start-up: the profile, the count and the overrides
-    [[ "$stderr" == *"nccl-init: profile pcie-8gpu: 6 variables, digest "*", 0 overrides"* ]]
+    [[ "$stderr" == *"nccl-init: profile pcie-8gpu: 5 variables, digest "*", 0 overrides"* ]]
 }
 
 @test "an explicit environment value wins and is reported" {

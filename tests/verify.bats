@@ -39,11 +39,11 @@ start_tree() {
     run --separate-stderr "$NI" verify
     echo "$output"
     assert_success
-    assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +NTHREADS +P2P_LEVEL +PROTO'
+    assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +P2P_LEVEL +PROTO'
     # the first two workers inherit the values, the last two get them from the hook
     read -r w1 w2 w3 w4 <"$TMP/ready"
-    assert_line --regexp "^$w1 +python3 +env +env +env +env +env +env"
-    assert_line --regexp "^$w4 +python3 +site +site +site +site +site +site"
+    assert_line --regexp "^$w1 +python3 +env +env +env +env +env"
+    assert_line --regexp "^$w4 +python3 +site +site +site +site +site"
     assert_line --regexp "^6 processes checked, 6 with every value \(profile pcie-8gpu, digest [0-9a-f]{12}\)$"
 }
 
@@ -54,7 +54,7 @@ start_tree() {
     assert_failure 1
     read -r w1 w2 w3 w4 <"$TMP/ready"
     assert_line --regexp "^$w1 +python3 +env +env"
-    assert_line --regexp "^$w4 +python3 +MISSING +MISSING +MISSING +MISSING +MISSING +MISSING"
+    assert_line --regexp "^$w4 +python3 +MISSING +MISSING +MISSING +MISSING +MISSING"
     assert_line --partial "6 processes checked, 4 with every value"
 }
 
@@ -116,7 +116,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert d["checked"] == 1 and d["ok"] is True, d
 p = d["processes"][0]
-assert p["python"] is True and p["variables"]["NCCL_NTHREADS"] == {"via": "site", "value": "512"}, p
+assert p["python"] is True and p["variables"]["NCCL_BUFFSIZE"] == {"via": "site", "value": "16777216"}, p
 print("ok")' "$output"
     assert_output ok
 }

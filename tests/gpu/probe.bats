@@ -106,13 +106,13 @@ print("ok")' "$output"
     echo "$stderr"
     assert_line "  NCCL_PROTO=LL"
     assert_line "  NCCL_ALGO=Ring"
-    assert_line --regexp '^profile:    /run/nccl-init/profile.env: 6 NCCL variables$'
+    assert_line --regexp '^profile:    /run/nccl-init/profile.env: 5 NCCL variables$'
     # one GPU may leave some of them unread (no peer to check P2P against);
     # on a multi-GPU node every one must reach NCCL
     if [ "$NGPUS" -ge 2 ]; then
         assert_success
-        assert_line "result:     all 6 checked variables reached NCCL"
-        for kv in NCCL_P2P_LEVEL=SYS NCCL_MAX_NCHANNELS=16 NCCL_BUFFSIZE=16777216 NCCL_NTHREADS=512; do
+        assert_line "result:     all 5 checked variables reached NCCL"
+        for kv in NCCL_P2P_LEVEL=SYS NCCL_MAX_NCHANNELS=16 NCCL_BUFFSIZE=16777216; do
             assert_line "  $kv"
         done
     fi
