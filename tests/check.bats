@@ -82,19 +82,69 @@ check_text() {
 }
 
 @test "integers NCCL would misread silently" {
-    check_text 'NCCL_BUFFSIZE=16M\nNCCL_MAX_NCHANNELS=010\nNCCL_MIN_NCHANNELS=0x4\n'
+    check_text 'NCCL_BUFFSIZE=16M\nNCCL_MAX_NCHANNELS=010\nNCCL_CTA_POLICY=EFFICIENCY\nNCCL_MAX_CTAS=99999999999999999999\n'
     assert_failure 2
-    [[ "$stderr" == *"p.env:1: error: NCCL_BUFFSIZE=16M: not a plain decimal integer; NCCL reads it as 16 without a word"* ]]
-    [[ "$stderr" == *"p.env:2: error: NCCL_MAX_NCHANNELS=010: not a plain decimal integer; NCCL reads it as 8 without a word"* ]]
-    [[ "$stderr" == *"p.env:3: error: NCCL_MIN_NCHANNELS=0x4"* ]]
+    [[ "$stderr" == *"p.env:1: error: NCCL_BUFFSIZE=16M: not a whole number: NCCL reads only its start, 16"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_MAX_NCHANNELS=010: a leading 0 makes it octal: NCCL reads it as 8"* ]]
+    [[ "$stderr" == *"p.env:3: error: NCCL_CTA_POLICY=EFFICIENCY: not a number: NCCL reads it as 0"* ]]
+    [[ "$stderr" == *"p.env:4: error: NCCL_MAX_CTAS=99999999999999999999: out of range for a 64-bit integer: NCCL ignores it and uses its default"* ]]
+}
+
+@test "integers NCCL reads as written: hex, a '+', NCCL's own -1 and -2" {
+    check_text 'NCCL_BUFFSIZE=0x1000000\nNCCL_MIN_NCHANNELS=+4\nNCCL_IB_SL=-1\nNCCL_IB_TC=-1\nNCCL_MAX_NCHANNELS=-2\nNCCL_PROTO=LL,\n'
+    assert_success
+    assert_equal "$stderr" "nccl-init: checked 1 profile: 0 errors, 0 warnings"
+    run --separate-stderr "$NI" check -v "$TMP/p.env"
+    [[ "$stderr" == *"p.env:1: note: NCCL_BUFFSIZE=0x1000000: NCCL reads it as 16777216"* ]]
+    check_text 'NCCL_CUMEM_ENABLE=2\n'
+    assert_success
+    [[ "$stderr" == *"p.env:1: warning: NCCL_CUMEM_ENABLE=2: out of range: 0..1 (or -2): NCCL reads any positive value as 1 (on)"* ]]
+}
+
+@test "values that do not fit the C type NCCL keeps them in" {
+    check_text 'NCCL_BUFFSIZE=4294967296\nNCCL_P2P_LEVEL=4294967296\nNCCL_IB_TIMEOUT=256\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_BUFFSIZE=4294967296: NCCL keeps it in an int, where it is 0; out of range: at least 1 (or -2): NCCL takes it as the buffer size: only -2 selects the default"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_P2P_LEVEL=4294967296: NCCL keeps the number in an int, where it is 0: LOC"* ]]
+    [[ "$stderr" == *"p.env:3: error: NCCL_IB_TIMEOUT=256: NCCL keeps it in an 8-bit field, where it is 0"* ]]
+}
+
+@test "empty values: an integer is unset, some strings are not" {
+    check_text 'NCCL_BUFFSIZE=\nNCCL_NET=\nNCCL_DEBUG_SUBSYS=\nNCCL_SOCKET_IFNAME=\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: warning: NCCL_BUFFSIZE=: empty: the same as not setting it (NCCL uses its default)"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_NET=: empty: no network is called \"\": communicator init fails"* ]]
+    [[ "$stderr" == *"p.env:3: error: NCCL_DEBUG_SUBSYS=: empty: NCCL's mask is then 0: it prints nothing, not even warnings"* ]]
+    [[ "$stderr" == *"p.env:4: warning: NCCL_SOCKET_IFNAME=: empty: the same as not setting it"* ]]
+}
+
+@test "switches: only 1, or any nonzero value, as the source tests them" {
+    check_text 'NCCL_SHM_DISABLE=2\nNCCL_IB_DISABLE=2\nNCCL_IGNORE_CPU_AFFINITY=-1\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_SHM_DISABLE=2: out of range: 0..1: only 1 turns it on: NCCL reads every other value as 0 (off)"* ]]
+    [[ "$stderr" == *"p.env:2: warning: NCCL_IB_DISABLE=2: out of range: 0..1: NCCL reads any nonzero value as 1 (on)"* ]]
+    [[ "$stderr" == *"p.env:3: error: NCCL_IGNORE_CPU_AFFINITY=-1: out of range: 0..1: NCCL reads any nonzero value as 1 (on)"* ]]
+}
+
+@test "a quoted value on a key NCCL takes literally is an error" {
+    check_text 'NCCL_SOCKET_IFNAME="eth0"\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_SOCKET_IFNAME=\"eth0\": NCCL takes the value as written, quotes included: nothing is called \"eth0\""* ]]
+}
+
+@test "a value nccl.conf cannot carry is a warning in check" {
+    { printf 'NCCL_NET='; head -c 1100 /dev/zero | tr '\0' x; printf '\n'; } >"$TMP/p.env"
+    run --separate-stderr "$NI" check "$TMP/p.env"
+    assert_success
+    [[ "$stderr" == *"p.env:1: warning: NCCL_NET: the value is 1100 bytes; NCCL's nccl.conf reader keeps only 1023, so the nccl-conf sink leaves it out"* ]]
 }
 
 @test "values out of range" {
     check_text 'NCCL_NTHREADS=1024\nNCCL_MAX_NCHANNELS=65\nNCCL_MIN_NCHANNELS=-1\nNCCL_NTHREADS=100\n'
     assert_failure 2
-    [[ "$stderr" == *"p.env:1: error: NCCL_NTHREADS=1024: out of range: a multiple of 32 in 64..512"* ]]
-    [[ "$stderr" == *"p.env:2: error: NCCL_MAX_NCHANNELS=65: out of range: 1..64"* ]]
-    [[ "$stderr" == *"p.env:3: error: NCCL_MIN_NCHANNELS=-1: out of range: 0..64"* ]]
+    [[ "$stderr" == *"p.env:1: error: NCCL_NTHREADS=1024: out of range: a multiple of 32 in 64..512 (or -2): NCCL uses 512"* ]]
+    [[ "$stderr" == *"p.env:2: error: NCCL_MAX_NCHANNELS=65: out of range: 1..64 (or -2): NCCL uses 64"* ]]
+    [[ "$stderr" == *"p.env:3: error: NCCL_MIN_NCHANNELS=-1: out of range: 0..64 (or -2): NCCL uses 0"* ]]
     [[ "$stderr" == *"p.env:4: error: duplicate key NCCL_NTHREADS"* ]]
 }
 
@@ -105,6 +155,13 @@ check_text() {
     [[ "$stderr" == *"p.env:2: error: NCCL_ALGO=^Ring,Tee: unknown token 'Tee'"* ]]
     check_text 'NCCL_PROTO=^LL128\nNCCL_ALGO=ring,tree\n'
     assert_success
+}
+
+@test "per-collective lists: a later entry without a prefix fails NCCL's init" {
+    check_text 'NCCL_ALGO=allreduce:tree;ring\nNCCL_PROTO=LL;allreduce:^LL\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: NCCL_ALGO=allreduce:tree;ring: 'ring' has no collective prefix, which NCCL allows on the first entry only; communicator init fails with ncclInvalidUsage"* ]]
+    [[ "$stderr" != *"p.env:2:"* ]]
 }
 
 @test "P2P and GDR levels are case-sensitive" {
@@ -162,7 +219,8 @@ check_text() {
     check_text 'NCCL_PROTO=LL\nNCCL_NOT_IN_THE_LIBRARY=1\n'
     run --separate-stderr "$NI" check -v --nccl-lib "$lib" "$TMP/p.env"
     assert_success
-    [[ "$stderr" == *"NCCL_* names from $lib"* ]]
+    # whole strings of .rodata that are exactly a name: the source's 187
+    [[ "$stderr" == *"187 NCCL_* names from $lib"* ]]
     [[ "$stderr" == *"warning: unknown NCCL variable NCCL_NOT_IN_THE_LIBRARY"* ]]
     # a library that knows a name the built-in table does not
     printf '\0NCCL_FROM_THE_FUTURE\0NCCL_PROTO\0' >"$TMP/libnccl.so"

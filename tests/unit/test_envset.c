@@ -142,7 +142,7 @@ static void environment_values_are_checked_as_warnings(void **state)
     struct envset s;
     char *out = compose(&s, envp, texts, 1, false, p);
     assert_contains(out, "environment: warning: NCCL_P2P_LEVEL=sys: levels are case-sensitive");
-    assert_contains(out, "environment: warning: NCCL_BUFFSIZE=4M: not a plain decimal");
+    assert_contains(out, "environment: warning: NCCL_BUFFSIZE=4M: not a whole number");
     assert_string_equal(get(&s, "NCCL_P2P_LEVEL")->value, "sys"); /* passed on unchanged */
     release(&s, p, 1, out);
 }

@@ -44,22 +44,60 @@ static void error(const char *key, const char *value, const char *want)
     free(r.out);
 }
 
-static void integers_must_be_plain_decimal(void **state)
+static void warning(const char *key, const char *value, const char *want)
+{
+    struct result r = check(key, value);
+    if (r.errors || r.warnings != 1)
+        fail_msg("%s=%s: expected one warning, got %u errors, %u warnings:\n%s", key, value,
+                 r.errors, r.warnings, r.out);
+    assert_contains(r.out, "t.env:7: warning: ");
+    assert_contains(r.out, want);
+    free(r.out);
+}
+
+/* ncclLoadParam: strtoll(s, NULL, 0), no end check. */
+static void integers_as_ncclLoadParam_reads_them(void **state)
 {
     (void)state;
     ok("NCCL_BUFFSIZE", "16777216");
-    error("NCCL_BUFFSIZE", "16M", "not a plain decimal integer; NCCL reads it as 16");
-    error("NCCL_BUFFSIZE", "4MB", "reads it as 4 ");
-    error("NCCL_MAX_NCHANNELS", "010", "reads it as 8 without a word");
-    error("NCCL_MAX_NCHANNELS", "0x10", "reads it as 16");
-    error("NCCL_IB_TIMEOUT", "abc", "reads it as 0");
-    error("NCCL_BUFFSIZE", "+5", "reads it as 5");
-    error("NCCL_BUFFSIZE", "1e6", "reads it as 1");
-    error("NCCL_BUFFSIZE", "99999999999999999999", "out of range for a 64-bit integer");
-    error("NCCL_CROSS_NIC", "1.5", "reads it as 1");
-    ok("NCCL_CROSS_NIC", "2"); /* an integer with no range rule */
+    ok("NCCL_BUFFSIZE", "0x1000000"); /* NCCL reads hex exactly */
+    ok("NCCL_BUFFSIZE", "0X400000");
+    ok("NCCL_BUFFSIZE", "+4194304");
+    ok("NCCL_MIN_NCHANNELS", "-0");
+    error("NCCL_BUFFSIZE", "16M", "not a whole number: NCCL reads only its start, 16");
+    error("NCCL_BUFFSIZE", "4MB", "reads only its start, 4");
+    error("NCCL_MAX_NCHANNELS", "010", "a leading 0 makes it octal: NCCL reads it as 8");
+    error("NCCL_MAX_NCHANNELS", "08", "reads only its start, 0");
+    error("NCCL_IB_TIMEOUT", "abc", "not a number: NCCL reads it as 0");
+    error("NCCL_BUFFSIZE", "1e6", "reads only its start, 1");
+    error("NCCL_BUFFSIZE", "0x", "reads only its start, 0");
+    error("NCCL_BUFFSIZE", "99999999999999999999",
+          "out of range for a 64-bit integer: NCCL ignores it and uses its default");
+    error("NCCL_CROSS_NIC", "1.5", "reads only its start, 1");
+    error("NCCL_CTA_POLICY", "EFFICIENCY", "not a number: NCCL reads it as 0");
+    ok("NCCL_CROSS_NIC", "2");
     ok("NCCL_IB_GID_INDEX", "-1");
-    ok("NCCL_BUFFSIZE", ""); /* empty: NCCL's default */
+    ok("NCCL_SOCKET_RETRY_CNT", "-9223372036854775808");
+    warning("NCCL_BUFFSIZE", "", "empty: the same as not setting it");
+    warning("NCCL_MAX_NCHANNELS", "", "the same as not setting it");
+}
+
+/* What NCCL keeps the int64 in. */
+static void integers_in_their_c_type(void **state)
+{
+    (void)state;
+    error("NCCL_BUFFSIZE", "4294967296", "NCCL keeps it in an int, where it is 0");
+    error("NCCL_LL_BUFFSIZE", "2147483648", "an int, where it is -2147483648");
+    error("NCCL_NTHREADS", "4294967392", "an int, where it is 96");
+    error("NCCL_IB_TIMEOUT", "256", "an 8-bit field, where it is 0");
+    error("NCCL_IB_PKEY", "65536", "a 16-bit unsigned field, where it is 0");
+    ok("NCCL_IB_PKEY", "65535");
+    error("NCCL_GIN_GDAKI_QP_DEPTH", "-1", "a 32-bit unsigned, where it is 4294967295");
+    ok("NCCL_SOCKET_INLINE", "4294967296"); /* an int64 compare */
+    /* the special value is compared before the conversion */
+    ok("NCCL_IB_SL", "-1");
+    ok("NCCL_IB_TC", "-1");
+    ok("NCCL_IB_FIFO_TC", "-1");
 }
 
 static void ranges(void **state)
@@ -68,22 +106,56 @@ static void ranges(void **state)
     ok("NCCL_NTHREADS", "64");
     ok("NCCL_NTHREADS", "96");
     ok("NCCL_NTHREADS", "512");
-    error("NCCL_NTHREADS", "32", "a multiple of 32 in 64..512");
-    error("NCCL_NTHREADS", "100", "a multiple of 32 in 64..512");
-    error("NCCL_NTHREADS", "1024", "a multiple of 32 in 64..512");
+    ok("NCCL_NTHREADS", "-2");
+    error("NCCL_NTHREADS", "32", "out of range: a multiple of 32 in 64..512 (or -2): NCCL uses 64");
+    error("NCCL_NTHREADS", "33", "NCCL uses 512"); /* getNthreads tests the multiple first */
+    error("NCCL_NTHREADS", "100", "NCCL uses 512");
+    error("NCCL_NTHREADS", "1024", "NCCL uses 512");
+    error("NCCL_NTHREADS", "0", "zero or less: NCCL uses its default");
     ok("NCCL_MAX_NCHANNELS", "1");
     ok("NCCL_MAX_NCHANNELS", "64");
-    error("NCCL_MAX_NCHANNELS", "0", "out of range: 1..64; NCCL clamps it");
-    error("NCCL_MAX_NCHANNELS", "65", "out of range: 1..64");
-    error("NCCL_MIN_NCHANNELS", "65", "out of range: 0..64");
+    error("NCCL_MAX_NCHANNELS", "0", "out of range: 1..64 (or -2): NCCL uses 1");
+    error("NCCL_MAX_NCHANNELS", "65", "NCCL uses 64");
+    error("NCCL_MIN_NCHANNELS", "65", "out of range: 0..64 (or -2): NCCL uses 64");
     ok("NCCL_MIN_NCHANNELS", "0");
-    error("NCCL_MAX_CTAS", "0", "1..64");
-    error("NCCL_BUFFSIZE", "0", "at least 1");
-    error("NCCL_P2P_DISABLE", "2", "0..1; NCCL treats anything but 1 as 0");
-    error("NCCL_IB_TIMEOUT", "32", "0..31");
-    error("NCCL_LL128_NTHREADS", "128", "a multiple of 32 in 160..640");
+    error("NCCL_MAX_CTAS", "0", "1..64: NCCL ignores it and keeps its default");
+    ok("NCCL_BUFFSIZE", "-2");
+    error("NCCL_BUFFSIZE", "0", "at least 1 (or -2): NCCL takes it as the buffer size: only -2 "
+                                "selects the default");
+    error("NCCL_BUFFSIZE", "-1", "only -2 selects the default");
+    error("NCCL_P2P_DISABLE", "2", "0..1: only 1 disables P2P");
+    error("NCCL_IB_TIMEOUT", "32", "0..31: the verbs layer rejects it");
+    ok("NCCL_IB_SL", "15");
+    error("NCCL_IB_SL", "16", "16 service levels");
+    error("NCCL_LL128_NTHREADS", "128", "a multiple of 32 in 160..640 (or -2): NCCL uses 160");
+    ok("NCCL_CTA_POLICY", "2");
+    error("NCCL_CTA_POLICY", "3", "0..2: NCCL uses 0");
+    error("NCCL_COLLNET_ENABLE", "2", "NCCL sets any value but 0 and 1 to 0 (off)");
+    ok("NCCL_CUMEM_ENABLE", "-2");
+    warning("NCCL_CUMEM_ENABLE", "2", "NCCL reads any positive value as 1 (on)");
+    error("NCCL_CUMEM_ENABLE", "-1", "a negative one but -2 (auto) as 0 (off)");
+    error("NCCL_WORK_FIFO_BYTES", "1000", "not a power of 2: NCCL ignores it and uses its default");
+    error("NCCL_IB_GID_INDEX", "-2", "NCCL uses -1");
+    error("NCCL_IB_QPS_PER_CONNECTION", "129", "room for 128 QPs");
 }
 
+/* Any nonzero value is on, or only 1: the source says which. */
+static void switches(void **state)
+{
+    (void)state;
+    ok("NCCL_SHM_DISABLE", "1");
+    error("NCCL_SHM_DISABLE", "2", "only 1 turns it on: NCCL reads every other value as 0 (off)");
+    error("NCCL_GDRCOPY_ENABLE", "2", "only 1 turns it on");
+    warning("NCCL_IB_DISABLE", "2", "NCCL reads any nonzero value as 1 (on)");
+    error("NCCL_IB_DISABLE", "-1", "NCCL reads any nonzero value as 1 (on)");
+    warning("NCCL_IGNORE_CPU_AFFINITY", "2", "any nonzero value");
+    warning("NCCL_IB_SPLIT_DATA_ON_QPS", "7", "any nonzero value");
+    ok("NCCL_IB_ADAPTIVE_ROUTING", "-2");
+    error("NCCL_PXN_DISABLE", "2", "half-disable PXN");
+    warning("NCCL_GRAPH_HELPER_DISABLE", "1", "declares it but never reads it");
+}
+
+/* parseList: strtok skips empty tokens; only the first entry may lack a prefix. */
 static void protocol_and_algorithm_lists(void **state)
 {
     (void)state;
@@ -91,19 +163,36 @@ static void protocol_and_algorithm_lists(void **state)
     ok("NCCL_PROTO", "LL,LL128,Simple");
     ok("NCCL_PROTO", "ll,simple"); /* case-insensitive */
     ok("NCCL_PROTO", "^LL128");
+    ok("NCCL_PROTO", "^");
+    ok("NCCL_PROTO", "LL,");
+    ok("NCCL_PROTO", "LL,,Simple;");
     ok("NCCL_PROTO", "AllReduce:LL;Broadcast:^Simple");
+    ok("NCCL_PROTO", "^LL128;allreduce:LL128");
     ok("NCCL_ALGO", "Ring");
     ok("NCCL_ALGO", "^NVLS,NVLSTree");
+    warning("NCCL_PROTO", "", "empty: the same as not setting it");
     error("NCCL_PROTO", "LL,foo", "unknown token 'foo' (expected LL,LL128,Simple");
-    error("NCCL_PROTO", "LL,", "empty token");
     error("NCCL_PROTO", "LL;Bogus:LL", "unknown collective 'Bogus'");
+    error("NCCL_PROTO", "LL;Simple", "'Simple' has no collective prefix");
+    error("NCCL_PROTO", ";LL", "'LL' has no collective prefix");
+    error("NCCL_ALGO", "allreduce:tree;ring", "'ring' has no collective prefix, which NCCL "
+                                              "allows on the first entry only");
     error("NCCL_ALGO", "ring,trees", "unknown token 'trees'");
     error("NCCL_ALGO", "Ring Tree", "unknown token 'Ring Tree'");
-    error("NCCL_DEBUG_SUBSYS", "INIT,FOO", "unknown token 'FOO'");
+    error("NCCL_PROTO", "allreduce:LL:Simple", "NCCL ignores ':Simple' after 'allreduce:LL'");
+    error("NCCL_PROTO", ":", "dereferences NULL");
+    error("NCCL_PROTO", "^LL,LL128,Simple", "leaves Broadcast no protocol");
+    error("NCCL_ALGO", "allreduce:^Tree,Ring,CollNetDirect,CollNetChain,NVLS,NVLSTree,PAT",
+          "leaves AllReduce no algorithm");
+    error("NCCL_DEBUG_SUBSYS", "INIT,FOO", "unknown name 'FOO'");
     ok("NCCL_DEBUG_SUBSYS", "^INIT,ENV");
+    ok("NCCL_DEBUG_SUBSYS", "init,env,");
+    error("NCCL_DEBUG_SUBSYS", "", "empty: NCCL's mask is then 0: it prints nothing, not even "
+                                   "warnings");
 }
 
-static void levels_are_case_sensitive(void **state)
+/* ncclGetLevel: strcmp, else an old number when it starts with a digit. */
+static void levels(void **state)
 {
     (void)state;
     ok("NCCL_P2P_LEVEL", "SYS");
@@ -111,12 +200,53 @@ static void levels_are_case_sensitive(void **state)
     ok("NCCL_P2P_LEVEL", "C2C");
     ok("NCCL_P2P_LEVEL", "0");
     ok("NCCL_P2P_LEVEL", "5"); /* legacy: >= 4 is SYS */
+    ok("NCCL_P2P_LEVEL", "0x2");
     error("NCCL_P2P_LEVEL", "sys", "levels are case-sensitive (did you mean SYS?)");
     error("NCCL_P2P_LEVEL", "NVLINK", "unknown level");
     error("NCCL_P2P_LEVEL", "-1", "unknown level");
-    error("NCCL_P2P_LEVEL", "04", "unknown level");
+    error("NCCL_P2P_LEVEL", "+1", "NCCL ignores it without a word");
+    error("NCCL_P2P_LEVEL", "04", "a leading 0 makes it octal: NCCL reads 4, as SYS");
+    error("NCCL_P2P_LEVEL", "1abc", "NCCL reads only its start, 1, as PIX");
+    error("NCCL_P2P_LEVEL", "4294967296", "in an int, where it is 0: LOC");
+    error("NCCL_P2P_LEVEL", "2147483648", "undefined behaviour");
+    warning("NCCL_P2P_LEVEL", "", "empty");
     ok("NCCL_NET_GDR_LEVEL", "PHB");
     error("NCCL_NET_GDR_LEVEL", "phb", "did you mean PHB?");
+}
+
+/* Text NCCL takes as written. */
+static void strings(void **state)
+{
+    (void)state;
+    ok("NCCL_SOCKET_IFNAME", "^lo,docker");
+    error("NCCL_SOCKET_IFNAME", "\"eth0\"", "quotes included");
+    error("NCCL_IB_HCA", "'mlx5_0'", "quotes included");
+    error("NCCL_SOCKET_IFNAME", "e", "shorter than 2 bytes");
+    warning("NCCL_SOCKET_IFNAME", "", "the same as not setting it");
+    error("NCCL_NET", "", "communicator init fails");
+    error("NCCL_HOSTID", "", "every host gets the same host hash");
+    error("NCCL_COMM_ID", "", "ncclGetUniqueId fails");
+    error("NCCL_NET_PLUGIN", "", "as with \"none\"");
+    warning("NCCL_TUNER_PLUGIN", "", "the same as not setting it");
+    warning("NCCL_TOPO_DUMP_FILE", "", "dumps nothing");
+    error("NCCL_TOPO_FILE", "", "not even its default one");
+    error("NCCL_DEBUG_TIMESTAMP_LEVELS", "", "timestamps no line");
+    error("NCCL_SOCKET_FAMILY", "af_inet", "case-sensitive (did you mean AF_INET?)");
+    ok("NCCL_LAUNCH_MODE", "group");
+    error("NCCL_LAUNCH_MODE", "GROUPS", "NCCL uses PARALLEL");
+    warning("NCCL_NET_MERGE_LEVEL", "", "not as unset");
+}
+
+/* Values over NCCL_CONF_MAX bytes cannot reach NCCL through nccl.conf. */
+static void conf_file_lengths(void **state)
+{
+    (void)state;
+    char v[1100];
+    memset(v, 'a', sizeof v - 1);
+    v[sizeof v - 1] = '\0';
+    warning("NCCL_NET", v, "the value is 1099 bytes; NCCL's nccl.conf reader keeps only 1023");
+    v[1023] = '\0';
+    ok("NCCL_NET", v);
 }
 
 static void debug_levels(void **state)
@@ -124,7 +254,9 @@ static void debug_levels(void **state)
     (void)state;
     ok("NCCL_DEBUG", "INFO");
     ok("NCCL_DEBUG", "warn");
-    error("NCCL_DEBUG", "LOUD", "unknown value (expected one of VERSION,WARN,INFO,ABORT,TRACE)");
+    error("NCCL_DEBUG", "LOUD", "unknown value (expected one of VERSION,WARN,INFO,ABORT,TRACE); NCCL "
+                                "logs nothing");
+    warning("NCCL_DEBUG", "", "the same as not setting it");
 }
 
 static void names(void **state)
@@ -154,19 +286,103 @@ static void table_is_sorted_and_complete(void **state)
     size_t n = 0;
     const char *prev = NULL;
     for (const char *p = nccl_names; *p; p += strlen(p) + 1, n++) {
-        assert_in_range((unsigned char)p[0], 1, R_SUBSYS + 1);
+        assert_in_range((unsigned char)p[0], 1, R_COUNT);
         if (prev)
             assert_true(strcmp(prev + 1, p + 1) < 0);
         prev = p;
     }
     assert_int_equal(n, 187);
     assert_int_equal(nccl_param_rule("NCCL_PROTO"), R_PROTO);
-    assert_int_equal(nccl_param_rule("NCCL_WORK_FIFO_BYTES"), R_INT);
+    assert_int_equal(nccl_param_rule("NCCL_WORK_FIFO_BYTES"), R_WORK_FIFO);
     assert_int_equal(nccl_param_rule("NCCL_ALGO"), R_ALGO);
     assert_int_equal(nccl_param_rule("NCCL_NOPE"), -1);
     assert_int_equal(nccl_param_rule("PROTO"), -1);
     for (size_t i = 0; i < noop_rules_count; i++)
         assert_true(nccl_param_rule(noop_rules[i].key) >= 0);
+    for (int r = 0; r < R_COUNT; r++) {
+        const struct value_rule *v = &value_rules[r];
+        if (v->kind == V_LIST || v->kind == V_LEVEL || v->kind == V_ENUM || v->kind == V_MASK)
+            assert_non_null(v->tokens);
+        if (v->kind == V_INT) {
+            assert_true(v->min <= v->max);
+            if (v->low == O_FAIL || v->low == O_UNDEF || v->high == O_FAIL || v->high == O_UNDEF)
+                assert_non_null(v->text);
+        }
+    }
+}
+
+/* The table against init/nccl_params.tsv, which scripts/nccl-params.py
+ * extracts from the NCCL source: the same names, and every NCCL_PARAM that
+ * NCCL reads typed as an integer. */
+static void table_matches_the_source(void **state)
+{
+    (void)state;
+    FILE *f = fopen("init/nccl_params.tsv", "r");
+    if (!f)
+        fail_msg("init/nccl_params.tsv: run the unit tests from the repository root");
+    char line[4096];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        char *tab = strchr(line, '\t');
+        assert_non_null(tab);
+        *tab = '\0';
+        char *read = tab + 1;
+        int rule = nccl_param_rule(line);
+        if (rule < 0)
+            fail_msg("%s is in init/nccl_params.tsv but not in the table", line);
+        int kind = value_rules[rule].kind;
+        if (strncmp(read, "param", 5) == 0 && kind != V_INT)
+            fail_msg("%s is an NCCL_PARAM (an int64) but its rule is not an integer", line);
+        if (strncmp(read, "never", 5) == 0 && kind != V_UNREAD)
+            fail_msg("%s is never read but its rule says it is", line);
+        n++;
+    }
+    fclose(f);
+    size_t in_table = 0;
+    for (const char *p = nccl_names; *p; p += strlen(p) + 1)
+        in_table++;
+    assert_int_equal(n, in_table);
+}
+
+/* What render --format json says: the same reading the checks use. */
+static void readings(void **state)
+{
+    (void)state;
+    struct buf b = { 0 };
+    nccl_reading_json(&b, "NCCL_BUFFSIZE", "0x1000000");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": 16777216, \"uses\": 16777216}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_BUFFSIZE", "4294967296");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": 4294967296, \"uses\": \"undefined\"}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_BUFFSIZE", "");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": \"unset\", \"uses\": \"default\"}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_MAX_NCHANNELS", "100");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": 100, \"uses\": 64}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_MAX_CTAS", "99999999999999999999");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": \"default\", \"uses\": \"default\"}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_P2P_LEVEL", "4");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": \"SYS\"}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_P2P_LEVEL", "sys");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": \"unset\"}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_PROTO", "LL;allreduce:^LL");
+    assert_contains(b.data, "\"Broadcast\": {\"LL\": 1, \"LL128\": 0, \"Simple\": 0}");
+    assert_contains(b.data, "\"AllReduce\": {\"LL\": 0, \"LL128\": 1, \"Simple\": 1}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_ALGO", "ring;tree");
+    assert_string_equal(b.data, ", \"nccl\": {\"reads\": \"invalid\"}");
+    b.len = 0;
+    nccl_reading_json(&b, "NCCL_SOCKET_IFNAME", "eth0");
+    nccl_reading_json(&b, "CUDA_VISIBLE_DEVICES", "0");
+    assert_int_equal(b.len, 0);
+    buf_free(&b);
 }
 
 static unsigned set_warnings(const char *text, char **out)
@@ -198,11 +414,26 @@ static void combinations_that_do_nothing(void **state)
     free(out);
     assert_int_equal(set_warnings("NCCL_PROTO=LL,Simple\nNCCL_NTHREADS=512\n", &out), 0);
     free(out);
+    /* Simple stays on for AllReduce */
+    assert_int_equal(set_warnings("NCCL_PROTO=LL;allreduce:Simple\nNCCL_NTHREADS=512\n", &out), 0);
+    free(out);
     assert_int_equal(set_warnings("NCCL_PROTO=LL\nNCCL_LL128_NTHREADS=640\n", &out), 1);
     assert_contains(out, "only LL128 reads it");
     free(out);
+    assert_int_equal(set_warnings("NCCL_PROTO=Simple\nNCCL_LL_BUFFSIZE=65536\n", &out), 1);
+    assert_contains(out, "no collective uses the LL buffer, which NCCL still allocates at that size");
+    free(out);
+    assert_int_equal(set_warnings("NCCL_PROTO=Simple\nNCCL_LL_BUFFSIZE=\n", &out), 0);
+    free(out);
     assert_int_equal(set_warnings("NCCL_MIN_NCHANNELS=32\nNCCL_MAX_NCHANNELS=16\n", &out), 1);
     assert_contains(out, "t.env:1: warning: NCCL_MIN_NCHANNELS=32 is above NCCL_MAX_NCHANNELS=16");
+    free(out);
+    assert_int_equal(set_warnings("NCCL_MIN_NCHANNELS=0x20\nNCCL_MAX_NCHANNELS=16\n", &out), 1);
+    free(out);
+    assert_int_equal(set_warnings("NCCL_P2P_DISABLE=1\nNCCL_P2P_LEVEL=SYS\n", &out), 1);
+    assert_contains(out, "t.env:2: warning: NCCL_P2P_LEVEL=SYS does nothing with NCCL_P2P_DISABLE=1");
+    free(out);
+    assert_int_equal(set_warnings("NCCL_P2P_DISABLE=0\nNCCL_P2P_LEVEL=SYS\n", &out), 0);
     free(out);
 }
 
