@@ -1,6 +1,7 @@
 #include "render.h"
 
 #include "log.h"
+#include "validate.h"
 
 #include <string.h>
 
@@ -24,7 +25,7 @@ static void json_entry_source(struct buf *b, const struct entry *e)
     json_string(b, e->profile);
 }
 
-void json_var(struct buf *b, const struct var *v)
+static void json_var_with(struct buf *b, const struct var *v, bool nccl)
 {
     static const char *const sources[] = { "environment", "profile", "nccl-init" };
     buf_str(b, "{\"key\": ");
@@ -47,7 +48,14 @@ void json_var(struct buf *b, const struct var *v)
     }
     if (v->enforced)
         buf_str(b, ", \"enforced\": true");
+    if (nccl)
+        nccl_reading_json(b, v->key, v->value); /* what NCCL 2.28.9 makes of it */
     buf_str(b, "}");
+}
+
+void json_var(struct buf *b, const struct var *v)
+{
+    json_var_with(b, v, false);
 }
 
 void render_json(struct buf *b, const struct envset *s, bool enforce)
@@ -59,7 +67,7 @@ void render_json(struct buf *b, const struct envset *s, bool enforce)
                s->digest, enforce ? "true" : "false", s->resolved, s->overrides);
     for (size_t i = 0; i < s->n; i++) {
         buf_str(b, i ? ",\n    " : "\n    ");
-        json_var(b, &s->v[i]);
+        json_var_with(b, &s->v[i], true);
     }
     buf_str(b, "\n  ]\n}\n");
 }

@@ -85,6 +85,27 @@ print("ok")' "$output"
     assert_output ok
 }
 
+@test "json format says what NCCL 2.28.9 reads from each NCCL value" {
+    run --separate-stderr env -i NCCL_BUFFSIZE=0x1000000 NCCL_LL_BUFFSIZE=4294967296 NCCL_P2P_LEVEL=4 \
+        NCCL_PROTO='LL;allreduce:Simple' NCCL_ALGO='ring;tree' NCCL_MAX_NCHANNELS=100 NCCL_SOCKET_IFNAME=eth0 \
+        "$NI" render --format json --profile-dir "$PROFILES" -p none
+    assert_success
+    run python3 -c '
+import json, sys
+env = {e["key"]: e for e in json.loads(sys.argv[1])["environment"]}
+assert env["NCCL_BUFFSIZE"]["nccl"] == {"reads": 16777216, "uses": 16777216}, env
+assert env["NCCL_LL_BUFFSIZE"]["nccl"] == {"reads": 4294967296, "uses": "undefined"}, env
+assert env["NCCL_MAX_NCHANNELS"]["nccl"] == {"reads": 100, "uses": 64}, env
+assert env["NCCL_P2P_LEVEL"]["nccl"] == {"reads": "SYS"}, env
+proto = env["NCCL_PROTO"]["nccl"]["reads"]
+assert proto["Broadcast"] == {"LL": 1, "LL128": 0, "Simple": 0}, proto
+assert proto["AllReduce"] == {"LL": 0, "LL128": 0, "Simple": 1}, proto
+assert env["NCCL_ALGO"]["nccl"] == {"reads": "invalid"}, env
+assert "nccl" not in env["NCCL_SOCKET_IFNAME"], env
+print("ok")' "$output"
+    assert_output ok
+}
+
 @test "an invalid profile renders nothing and exits 2" {
     printf 'NCCL_PROTO=bogus\n' >"$TMP/bad.env"
     run --separate-stderr "$NI" render -p "$TMP/bad.env"

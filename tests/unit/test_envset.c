@@ -180,12 +180,14 @@ static void json_output(void **state)
     render_json(&b, &s, false);
     assert_contains(b.data, "\"profile\": \"base\"");
     assert_contains(b.data, "\"overrides\": 1");
+    /* each NCCL value ends with what NCCL 2.28.9 reads from it */
     assert_contains(b.data, "{\"key\": \"NCCL_ALGO\", \"value\": \"Ring\", \"source\": \"profile\", "
                             "\"resolved\": true, \"file\": \"t.env\", \"line\": 2, \"profile\": "
-                            "\"base\"}");
+                            "\"base\", \"nccl\": {\"reads\": {\"Broadcast\": {\"Tree\": 0, \"Ring\": 1,");
     assert_contains(b.data, "{\"key\": \"NCCL_PROTO\", \"value\": \"Simple\", \"source\": "
                             "\"environment\", \"resolved\": true, \"overrides\": {\"value\": "
-                            "\"LL\", \"file\": \"t.env\", \"line\": 1, \"profile\": \"base\"}}");
+                            "\"LL\", \"file\": \"t.env\", \"line\": 1, \"profile\": \"base\"}, "
+                            "\"nccl\": {\"reads\": {");
     assert_contains(b.data, "\"value\": \"\\\"a\\\\b\\\"\\u000a\\u0001\\ufffd\"");
     buf_free(&b);
     render_env(&b, &s);
