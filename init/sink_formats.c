@@ -1,5 +1,7 @@
 #include "sink_formats.h"
 
+#include "validate.h"
+
 #include <string.h>
 
 /* pam_env reads a line of at most 8190 bytes and silently drops the rest of
@@ -59,7 +61,10 @@ void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip
 }
 
 /* KEY=VALUE lines as NCCL's conf parser and docker's env-file reader take
- * them: every byte after '=' is the value (a CR too), '\n' ends it. */
+ * them: every byte after '=' is the value (a CR too), '\n' ends it. NCCL's
+ * reader (src/misc/param.cc setEnvFile) copies at most 1023 bytes of the
+ * key and of the value into fixed buffers: a longer one would reach NCCL
+ * cut short, so it is left out. */
 static void format_lines(struct buf *b, const struct envset *s, const char *sink, bool nccl_only,
                          skip_fn *skip)
 {
@@ -71,6 +76,8 @@ static void format_lines(struct buf *b, const struct envset *s, const char *sink
             continue;
         if (has_control(v->value))
             skip(sink, v->key, "it contains a control character");
+        else if (nccl_only && nccl_conf_cuts(v->key, v->value))
+            skip(sink, v->key, "NCCL's nccl.conf reader keeps only 1023 bytes of a key or value");
         else
             buf_printf(b, "%s=%s\n", v->key, v->value);
     }

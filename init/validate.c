@@ -696,6 +696,11 @@ static void suggest(const struct entry *e, const struct known_names *k, struct d
     buf_free(&b);
 }
 
+bool nccl_conf_cuts(const char *key, const char *value)
+{
+    return strlen(key) > NCCL_CONF_MAX || strlen(value) > NCCL_CONF_MAX;
+}
+
 void validate_entry(const struct entry *e, const struct known_names *k, int sev, struct diag *d)
 {
     if (strncmp(e->key, "NCCL_INIT_", 10) == 0) {
@@ -707,7 +712,7 @@ void validate_entry(const struct entry *e, const struct known_names *k, int sev,
         return; /* CUDA_*, TORCH_* and the rest pass through unvalidated */
     /* The nccl-conf sink would write it; NCCL would read a cut copy. */
     size_t kl = strlen(e->key), vl = strlen(e->value);
-    if ((kl > NCCL_CONF_MAX || vl > NCCL_CONF_MAX) && strcmp(e->key, "NCCL_CONF_FILE") != 0)
+    if (nccl_conf_cuts(e->key, e->value) && strcmp(e->key, "NCCL_CONF_FILE") != 0)
         diag(d, DIAG_WARNING, e->file, e->line,
              "%s: the %s is %zu bytes; NCCL's nccl.conf reader keeps only %d, so the nccl-conf "
              "sink leaves it out", e->key, kl > NCCL_CONF_MAX ? "name" : "value",

@@ -25,6 +25,8 @@ void known_names_free(struct known_names *k);
 /* NCCL's nccl.conf reader (src/misc/param.cc setEnvFile) copies at most
  * this many bytes of a line's key and of its value. */
 #define NCCL_CONF_MAX 1023
+/* Would that reader cut KEY=VALUE? */
+bool nccl_conf_cuts(const char *key, const char *value);
 
 /* What NCCL 2.28.9 makes of one value: the reading every check is based
  * on, and what render --format json reports as "nccl". */

@@ -52,3 +52,37 @@ NCCL_INIT_DIGEST=$digest"
     run env -i NCCL_CONF_FILE="$TMP/nccl.conf" /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_PROTO
     assert_output NCCL_PROTO=LL
 }
+
+# NCCL's reading order (src/misc/param.cc initEnvFunc): the file named by
+# NCCL_CONF_FILE, or else ~/.nccl.conf, then /etc/nccl.conf, each line
+# applied with setenv(k, v, 0): the process's own value first, then the
+# first file that sets it.
+@test "a user's conf file (NCCL_CONF_FILE, or ~/.nccl.conf) wins over the block in /etc/nccl.conf" {
+    "$NI" -q --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- true 2>/dev/null
+    printf 'NCCL_PROTO=Simple\n' >"$TMP/user.conf"
+    run env -i NCCL_CONF_FILE="$TMP/user.conf" /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_PROTO NCCL_ALGO
+    assert_output $'NCCL_PROTO=Simple\nNCCL_ALGO=Ring'
+}
+
+@test "~/.nccl.conf is found through the password database, not \$HOME" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    printf 'NCCL_PROTO=Simple\n' >"$TMP/.nccl.conf"
+    chmod 755 "$TMP"
+    chmod 644 "$TMP/.nccl.conf"
+    # nobody's home in the password database is not $TMP: NCCL never reads it
+    run env -i HOME="$TMP" setpriv --reuid nobody --regid nogroup --clear-groups \
+        /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_PROTO
+    assert_output "NCCL_PROTO unset"
+}
+
+@test "NCCL's conf reader keeps 1023 bytes of a value; the nccl-conf sink leaves a longer one out" {
+    long=$(head -c 1100 /dev/zero | tr '\0' x)
+    printf 'NCCL_NET=%s\n' "$long" >"$TMP/long.conf"
+    run env -i NCCL_CONF_FILE="$TMP/long.conf" /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_NET
+    assert_output "NCCL_NET=${long:0:1023}"
+    printf 'NCCL_NET=%s\n' "$long" >"$TMP/long.env"
+    run --separate-stderr "$NI" --sinks nccl-conf -p "$TMP/long.env" -- true
+    [[ "$stderr" == *"sink nccl-conf: NCCL_NET left out: NCCL's nccl.conf reader keeps only 1023 bytes of a key or value"* ]]
+    run grep -c '^NCCL_NET=' /etc/nccl.conf
+    assert_output 0
+}

@@ -106,6 +106,17 @@ print("ok")' "$output"
     assert_output ok
 }
 
+@test "nccl-conf format leaves out a value longer than NCCL's reader keeps" {
+    long=$(head -c 1024 /dev/zero | tr '\0' x)
+    printf 'NCCL_NET=%s\nNCCL_IB_HCA=%s\n' "$long" "${long:0:1023}" >"$TMP/long.env"
+    run --separate-stderr "$NI" render --format nccl-conf -p "$TMP/long.env"
+    assert_success
+    refute_line --partial NCCL_NET=
+    assert_line "NCCL_IB_HCA=${long:0:1023}"
+    [[ "$stderr" == *"sink nccl-conf: NCCL_NET left out: NCCL's nccl.conf reader keeps only 1023 bytes of a key or value"* ]]
+    [[ "$stderr" == *"warning: NCCL_NET: the value is 1024 bytes; NCCL's nccl.conf reader keeps only 1023, so the nccl-conf sink leaves it out"* ]]
+}
+
 @test "an invalid profile renders nothing and exits 2" {
     printf 'NCCL_PROTO=bogus\n' >"$TMP/bad.env"
     run --separate-stderr "$NI" render -p "$TMP/bad.env"
