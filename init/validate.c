@@ -206,9 +206,12 @@ static void judge_int_value(struct judge *j, long long w, const char *prefix)
     o->uses = NU_VALUE;
     o->used = w;
     if (is_special(r, w)) {
-        o->uses = NU_DEFAULT;
+        /* A value that became -1 or -2 only in the C type: whether NCCL
+         * compared before or after storing it differs from one use to the
+         * next (computeBuffSizes compares the int64). */
+        o->uses = *prefix ? NU_UNDEFINED : NU_DEFAULT;
         if (*prefix)
-            say(j, DIAG_ERROR, "%s: NCCL reads that as %lld, its own setting", what, w);
+            say(j, DIAG_ERROR, "%s", what);
         return;
     }
     if ((r->flags & F_NONPOS_DEF) && w <= 0) {
