@@ -59,7 +59,7 @@ int cmd_render(const struct options *o)
     if (strcmp(f, "etc-environment") == 0)
         format_etc_environment(&body, &r.env, report_skip);
     else if (strcmp(f, "python") == 0)
-        format_python(&body, &r.env, NULL, report_skip);
+        format_python(&body, &r.env, NULL, sink_record_path(o->root), report_skip);
     else if (strcmp(f, "nccl-conf") == 0)
         format_nccl_conf(&body, &r.env, report_skip);
     if (b.len == 0)

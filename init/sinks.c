@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define RECORD_ENV "/run/nccl-init/profile.env"
+#define RECORD_ENV NCCL_INIT_RECORD
 #define RECORD_STATE "/run/nccl-init/state.json"
 
 static const char *const sink_names[] = { "etc-environment", "python", "nccl-conf", "record" };
@@ -253,7 +253,7 @@ static bool open_hook(struct sink_report *r, const struct python_home *h, const 
 }
 
 static void write_python(struct sink_report *r, const struct python_home *h,
-                         const struct envset *s)
+                         const struct envset *s, const char *record)
 {
     char *hook = path_join(h->stdlib, "sitecustomize.py"), *conffile;
     struct target t;
@@ -268,7 +268,7 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     if (target_read(&t, &old, &oldlen) == 0 && block_only(old, oldlen))
         chain = shadowed(h);
     struct buf body = { 0 };
-    format_python(&body, s, chain, skipped_value);
+    format_python(&body, s, chain, record, skipped_value);
     struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen);
     target_close(&t);
     if (x && chain) {
@@ -286,6 +286,20 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     free(chain);
     free(conffile);
     free(hook);
+}
+
+char *sink_record_path(const char *root)
+{
+    char *record = root ? path_join(root, RECORD_ENV) : xstrdup(RECORD_ENV);
+    if (record[0] != '/') {
+        char cwd[4096];
+        char *abs = getcwd(cwd, sizeof cwd) ? path_join(cwd, record) : NULL;
+        if (abs) {
+            free(record);
+            record = abs;
+        }
+    }
+    return record;
 }
 
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
@@ -312,8 +326,10 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         python_find(&homes, o->root, o->interpreters, o->ninterpreters, envset_get(s, "PATH"));
         if (homes.n == 0)
             log_info("sink python: no Python interpreter found");
+        char *record = sink_record_path(o->root);
         for (size_t i = 0; i < homes.n; i++)
-            write_python(r, &homes.v[i], s);
+            write_python(r, &homes.v[i], s, record);
+        free(record);
     }
 }
 
@@ -348,12 +364,9 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
         free(dir);
         return;
     }
-    /* Where the Python hook notes what it applied: any user may add to it,
-     * like /tmp; verify trusts a note only from the process's own user. */
-    char *applied = path_join(dir, "applied");
-    if (mkdir(applied, 01777) == 0)
-        chmod(applied, 01777); /* not subject to the umask */
-    free(applied);
+    /* No directory for the Python hook: it writes nothing, it keeps the
+     * record open (see format_python). A /run/nccl-init/applied left by an
+     * older nccl-init, kept across a restart, is left alone and unused. */
     free(dir);
     /* The record is nccl-init's own file: written whole, no block. */
     t.no_sync = true;

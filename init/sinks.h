@@ -46,6 +46,10 @@ unsigned sinks_parse(const char *list);
  * one warning each and counted in r->failures. */
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s);
 
+/* The record's path under root (NULL: /), made absolute: the Python hook
+ * opens it from any directory. */
+char *sink_record_path(const char *root);
+
 /* Before the start: /run/nccl-init/profile.env, the resolved set. */
 void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s);
 /* /run/nccl-init/state.json, with every sink's outcome and the child's

@@ -212,3 +212,57 @@ print(json.dumps([vals[k] for k in ("Q1","Q2","Q3","Q4","Q5")], ensure_ascii=Fal
     [ -L "$TMP/prefix/lib/python$PYV/sitecustomize.py" ]
     assert_equal "$(cat "$TMP/victim.py")" 'x = 1'
 }
+
+@test "the hook keeps the record open, read-only and not inherited by exec; it writes nothing" {
+    # verify used to read a note the hook wrote in /run/nccl-init/applied
+    # (one symlink per PID); now it reads the hook's descriptor on the
+    # record in /proc/PID/fd, so the hook has nothing to write.
+    rm -rf /run/nccl-init
+    hook --sinks python,record
+    before=$(find /run/nccl-init -printf '%P %y %s\n' | LC_ALL=C sort)
+    run env -i "$PY" -c '
+import os, sitecustomize, subprocess, sys
+fd = sitecustomize._nccl_record
+flags = int(open("/proc/self/fdinfo/%d" % fd).read().split("flags:")[1].split()[0], 8)
+print(os.readlink("/proc/self/fd/%d" % fd), flags & os.O_ACCMODE == os.O_RDONLY, os.get_inheritable(fd))
+# a fork child shares it; an exec child (here ls) does not get it
+sys.stdout.flush()
+pid = os.fork()
+if pid == 0:
+    print("fork child:", os.readlink("/proc/self/fd/%d" % fd)); sys.stdout.flush(); os._exit(0)
+os.waitpid(pid, 0)
+out = subprocess.run(["/bin/ls", "-l", "/proc/self/fd/"], capture_output=True, text=True).stdout
+print("exec child:", "profile.env" in out)
+# a new interpreter opens its own
+out = subprocess.run([sys.executable, "-c", "import os, sitecustomize as s; print(os.readlink(\"/proc/self/fd/%d\" % s._nccl_record))"], env={}, capture_output=True, text=True).stdout
+print("new interpreter:", out.strip())'
+    assert_success
+    assert_output "/run/nccl-init/profile.env True False
+fork child: /run/nccl-init/profile.env
+exec child: False
+new interpreter: /run/nccl-init/profile.env"
+    assert_equal "$(find /run/nccl-init -printf '%P %y %s\n' | LC_ALL=C sort)" "$before"
+    [ ! -e /run/nccl-init/applied ]
+}
+
+@test "no record: the hook still applies the values, and starts as before" {
+    rm -rf /run/nccl-init
+    hook
+    run env -i "$PY" -c "$SHOW"
+    assert_output "$WANT"
+    run env -i "$PY" -c 'import sitecustomize; print(sitecustomize._nccl_record)'
+    assert_output None
+}
+
+@test "with --root, the hook opens the record under that root" {
+    make_prefix "$TMP/prefix"
+    mkdir -p "$TMP/root/run"
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu \
+        --python "$TMP/prefix/bin/python3" -- true
+    assert_success
+    run env -i "$TMP/prefix/bin/python3" -c 'import os, sitecustomize as s; print(os.readlink("/proc/self/fd/%d" % s._nccl_record))'
+    assert_output "$TMP/root/run/nccl-init/profile.env"
+    # render prints the same block
+    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$TMP/prefix/lib/python$PYV/sitecustomize.py") \
+        <("$NI" render -q --root "$TMP/root" --profile-dir "$PROFILES" -p pcie-8gpu --format python)
+}

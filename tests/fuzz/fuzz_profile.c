@@ -207,7 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         format_etc_environment(&b, &s, skip);
         format_nccl_conf(&b, &s, skip);
         format_env_file(&b, &s, skip);
-        format_python(&b, &s, chain, skip);
+        format_python(&b, &s, chain, NULL, skip);
         buf_free(&b);
         envset_free(&s); /* before the profiles: vars point at their entries */
     }

@@ -160,7 +160,7 @@ static void python_literals_are_inert(void **state)
     struct envset s;
     make_set(&s, kv, ARRAY_SIZE(kv));
     struct buf b = { 0 };
-    format_python(&b, &s, NULL, note_skip);
+    format_python(&b, &s, NULL, NULL, note_skip);
     /* Only letters, digits, a few marks and escapes between the quotes: no
      * quote, backslash-quote or newline from a value reaches the code. */
     assert_contains(b.data, "('K1', 'it\\x27s \\x22q\\x22 \\x5c \\x27\\x27\\x27x\\x27\\x27\\x27 "
