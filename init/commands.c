@@ -10,6 +10,7 @@
 #include "sink_formats.h"
 #include "sinks.h"
 #include "supervise.h"
+#include "validate.h"
 #include "verify.h"
 
 #include <errno.h>
@@ -82,6 +83,24 @@ static void started(pid_t pid, void *ctx)
     record_state_commit(&st->state, pid);
 }
 
+/* NCCL's nccl.conf reader keeps 1023 bytes of a key and of a value
+ * (setEnvFile in src/misc/param.cc): a longer profile value cannot reach
+ * NCCL through the nccl-conf sink. check warns; with the sink on, run
+ * refuses to start rather than write a block NCCL would misread. */
+static bool conf_too_long(const struct envset *env)
+{
+    struct diag d = { 0 };
+    for (size_t i = 0; i < env->n; i++) {
+        const struct var *v = &env->v[i];
+        if (v->entry && sink_carries(v) && strncmp(v->key, "NCCL_", 5) == 0 &&
+            strcmp(v->key, "NCCL_CONF_FILE") != 0 && nccl_conf_cuts(v->key, v->value))
+            diag(&d, DIAG_ERROR, v->entry->file, v->entry->line,
+                 "%s: longer than the %d bytes NCCL's nccl.conf reader keeps; shorten it or "
+                 "leave nccl-conf out of --sinks", v->key, NCCL_CONF_MAX);
+    }
+    return d.errors > 0;
+}
+
 int cmd_run(const struct options *o, const struct inherited_signals *sig)
 {
     struct resolved r;
@@ -92,6 +111,10 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     int rc = resolve_or_fail(&r, o, "command not started");
     if (rc)
         return rc;
+    if ((o->sinks & SINK_NCCL_CONF) && conf_too_long(&r.env)) {
+        log_error("invalid profile: command not started");
+        return EXIT_USAGE;
+    }
     /* Then the command, in the child's PATH: one that cannot be run exits
      * 127 or 126 here, before any sink has changed a file. */
     char *path;

@@ -311,8 +311,10 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         free(p);
     }
     if (o->mask & SINK_NCCL_CONF) {
-        /* NCCL reads $NCCL_CONF_FILE (the environment wins over it) and
-         * /etc/nccl.conf only when that is unset. */
+        /* NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf (home from getpwuid)
+         * when that is unset, then /etc/nccl.conf every time, each line with
+         * setenv(k, v, 0): writing to $NCCL_CONF_FILE when it is set puts
+         * the block ahead of /etc/nccl.conf. */
         const char *conf = envset_get(s, "NCCL_CONF_FILE");
         size_t rl = 0; /* $NCCL_CONF_FILE is used as given: walked whole */
         char *p = conf && *conf ? xstrdup(conf) : rooted(o, "/etc/nccl.conf", &rl);

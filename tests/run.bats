@@ -268,3 +268,16 @@ sink_state() {
     assert_failure 2
     assert_equal "$stderr" "nccl-init: error: grace soon: expected seconds, up to 86400"
 }
+
+@test "a value over 1023 bytes stops the start when the nccl-conf sink is on, and only then" {
+    mkdir "$TMP/root"
+    printf 'NCCL_NET=%s\n' "$(head -c 1100 /dev/zero | tr '\0' x)" >"$TMP/long.env"
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks nccl-conf -p "$TMP/long.env" -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"long.env:1: error: NCCL_NET: longer than the 1023 bytes NCCL's nccl.conf reader keeps"* ]]
+    [ ! -e "$TMP/started" ]
+    [ -z "$(ls -A "$TMP/root")" ]
+    run --separate-stderr "$NI" -q --root "$TMP/root" --sinks none -p "$TMP/long.env" -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+}
