@@ -41,8 +41,12 @@ static void parse_pairs(struct set *s, char *text, bool nccl_only)
         char *eq = strchr(line, '=');
         if (line[0] == '#' || !eq || (nccl_only && strncmp(line, "NCCL_", 5) != 0))
             continue;
+        /* NCCL's setEnvFile keeps at most 1023 bytes of a key and of a
+         * value; an env-file keeps them whole. */
+        size_t kl = (size_t)(eq - line), vl = strlen(eq + 1), cut = nccl_only ? 1023 : vl + kl;
         grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v);
-        s->v[s->n++] = (struct kv){ xstrndup(line, (size_t)(eq - line)), xstrdup(eq + 1) };
+        s->v[s->n++] = (struct kv){ xstrndup(line, kl < cut ? kl : cut),
+                                    xstrndup(eq + 1, vl < cut ? vl : cut) };
     }
 }
 
@@ -284,7 +288,69 @@ static void cannot_read(struct unverified *u, pid_t pid, const char *what, const
                 : e == EFBIG              ? (environ ? "environment over 32 MiB" : "too large")
                                           : xstrdup(errstr(e));
     buf_printf(&u->detail, "cannot read its %s (/proc/%d/%s): %s", what, (int)pid, file,
-               e == EFBIG ? (environ ? "larger than 32 MiB" : "larger than 64 MiB") : errstr(e));
+               e != EFBIG     ? errstr(e)
+               : environ      ? "larger than 32 MiB"
+               : *file == 'm' ? "larger than 64 MiB"
+                              : "larger than 1 MiB");
+}
+
+/* The conf file NCCL reads before /etc/nccl.conf in this process
+ * (src/misc/param.cc initEnvFunc): $NCCL_CONF_FILE when set and not empty,
+ * else ~/.nccl.conf with the home of its real uid in the password database
+ * (its root's /etc/passwd, else ours), not $HOME. *name: the path as NCCL
+ * sees it (cut at 1023 bytes, as NCCL's snprintf does), empty when there
+ * is none. Read through /proc/PID/root, or /proc/PID/cwd when relative.
+ * Missing, a directory or not a regular file (/dev/null): nothing, as for
+ * NCCL. There but unreadable: *u says why. */
+/* The digits at s, as a number; *end after them. */
+static long long decimal(char *s, char **end)
+{
+    long long v = 0;
+    for (*end = s; **end >= '0' && **end <= '9' && v < (1ll << 40); ++*end)
+        v = v * 10 + (**end - '0');
+    return v;
+}
+
+static void user_conf(pid_t pid, const char *env, size_t len, struct set *s, struct buf *name,
+                      struct unverified *u)
+{
+    const char *f = env_of(env, len, "NCCL_CONF_FILE");
+    char *text = NULL, *l;
+    size_t tl;
+    struct buf path = { 0 };
+    if (f && *f) {
+        buf_str(name, f);
+    } else if (proc_file(pid, "status", 1 << 16, &text, &tl) == 0) {
+        l = (char *)find_bytes(text, tl, "\nUid:\t", 6);
+        char *end;
+        long long uid = l ? decimal(l + 6, &end) : -1;
+        free(text);
+        buf_printf(&path, "/proc/%d/root/etc/passwd", (int)pid);
+        if (uid >= 0 && (read_file(path.data, RECORD_MAX, &text, &tl) == 0 ||
+                         read_file("/etc/passwd", RECORD_MAX, &text, &tl) == 0))
+            /* name:pw:UID:gid:gecos:DIR:shell, the first line with the uid */
+            for (l = text; l && *l && !name->len; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+                char *c[6];
+                int k = 0;
+                for (char *q = l; *q && *q != '\n' && k < 6; q++)
+                    if (*q == ':')
+                        c[k++] = q + 1;
+                if (k == 6 && decimal(c[1], &end) == uid && end > c[1] && end + 1 == c[2])
+                    buf_printf(name, "%.*s/.nccl.conf", (int)(c[5] - c[4] - 1), c[4]);
+            }
+    }
+    if (!name->len)
+        return;
+    if (name->len > 1023)
+        name->data[name->len = 1023] = '\0';
+    path.len = 0;
+    buf_printf(&path, "/proc/%d/%s%s", (int)pid, name->data[0] == '/' ? "root" : "cwd/",
+               name->data);
+    int e = read_file(path.data, RECORD_MAX, &text, &tl);
+    if (e == 0)
+        parse_pairs(s, text, true);
+    else if (e != -ENOENT && e != -ENOTDIR && e != -EISDIR && e != -EINVAL)
+        cannot_read(u, pid, "NCCL conf file", strchr(path.data + 6, '/') + 1, -e);
 }
 
 int verify(const struct verify_options *o)
@@ -419,15 +485,27 @@ int verify(const struct verify_options *o)
                 cannot_read(&u, p->pid, "environment", "environ", -err);
         }
         /* The site hook sets exactly the keys absent from the exec-time
-         * environment: look for its record only when one is absent. */
-        for (size_t k = 0; !vanished && !u.reason && k < want.n; k++)
-            if (strncmp(want.v[k].key, "NCCL_INIT_", 10) != 0 &&
-                !env_of(env, len, want.v[k].key)) {
+         * environment: look for its record only when one is absent. The
+         * user's conf file matters for a key that the record lacks too. */
+        struct set user = { 0 };
+        struct buf uname = { 0 };
+        bool looked = false;
+        for (size_t k = 0; !vanished && !u.reason && k < want.n; k++) {
+            const char *key = want.v[k].key;
+            if (strncmp(key, "NCCL_INIT_", 10) == 0 || env_of(env, len, key))
+                continue;
+            if (!looked) {
+                looked = true;
                 held = held_record(p->pid, &recs);
                 if (held < -1 && !(vanished = gone(p->pid)))
                     cannot_read(&u, p->pid, "open descriptors", "fd", -held);
-                break;
             }
+            if (held < -1 || (held >= 0 && lookup(&recs.v[held].pairs, key)))
+                continue;
+            user_conf(p->pid, env, len, &user, &uname, &u);
+            vanished = u.reason && gone(p->pid);
+            break;
+        }
         if (vanished) {
             if (o->npids)
                 buf_printf(&notes, "pid %d: has exited\n", (int)p->pid);
@@ -481,7 +559,11 @@ int verify(const struct verify_options *o)
             int via = VIA_MISSING;
             const char *ev = env_of(env, len, key);
             const char *sv = rec ? lookup(&rec->pairs, key) : NULL;
-            const char *cv = strncmp(key, "NCCL_", 5) == 0 ? lookup(&conf, key) : NULL;
+            /* NCCL reads the user's file first; the first file with a key wins */
+            const char *uv = lookup(&user, key);
+            const char *cv = uv                             ? uv
+                             : strncmp(key, "NCCL_", 5) == 0 ? lookup(&conf, key)
+                                                             : NULL;
             /* The hook carries only values that are valid UTF-8. */
             if (sv && !utf8_valid(sv, strlen(sv)))
                 sv = NULL;
@@ -507,6 +589,10 @@ int verify(const struct verify_options *o)
                     buf_str(&notes, " (by the site hook, from an older record, digest ");
                     text_escaped(&notes, cell.data);
                     buf_str(&notes, ")");
+                } else if (!ev && uv) {
+                    buf_str(&notes, " (from ");
+                    text_escaped(&notes, uname.data);
+                    buf_str(&notes, ", read before /etc/nccl.conf)");
                 }
                 buf_str(&notes, ", the profile says ");
                 text_escaped(&notes, wv);
@@ -520,6 +606,10 @@ int verify(const struct verify_options *o)
                     json_string(&out, have);
                 else
                     buf_str(&out, "null");
+                if (!ev && !sv && uv) {
+                    buf_str(&out, ", \"file\": ");
+                    json_string(&out, uname.data);
+                }
                 buf_str(&out, "}");
             } else {
                 buf_printf(&out, " %-10s", via_names[via]);

@@ -504,3 +504,76 @@ PY
     # the hook had filled: its children have the values in the environment
     assert_line --regexp "^$fs +python3 +env +env +env +env +env$"
 }
+
+# NCCL reads $NCCL_CONF_FILE, or else ~/.nccl.conf of the process's uid
+# (getpwuid, not $HOME), before /etc/nccl.conf, and the first file with a key
+# wins: a user's file overrides the block nccl-init writes to /etc/nccl.conf.
+
+@test "a ~/.nccl.conf of the worker's user (from /etc/passwd) that overrides the profile: CONFLICT naming it, exit 1" {
+    # root's home, in the copy-on-write /etc only, moved to a temporary
+    # directory (the sandbox does not overlay /root)
+    cp /etc/passwd "$TMP/passwd.orig"
+    mkdir "$TMP/home"
+    sed -i "s|^root:\([^:]*\):0:\([^:]*\):\([^:]*\):[^:]*:|root:\1:0:\2:\3:$TMP/home:|" /etc/passwd
+    printf 'NCCL_PROTO=Simple\n' >"$TMP/home/.nccl.conf"
+    SINKS=record,nccl-conf start_tree
+    run --separate-stderr "$NI" verify
+    cp "$TMP/passwd.orig" /etc/passwd
+    echo "$output"
+    assert_failure 1
+    read -r w1 w2 w3 w4 <"$TMP/ready"
+    # the scrubbed workers have no HOME: the password database names the file
+    assert_line --regexp "^$w4 +python3 +nccl.conf +nccl.conf +nccl.conf +nccl.conf +CONFLICT"
+    assert_line "pid $w4: NCCL_PROTO=Simple (from $TMP/home/.nccl.conf, read before /etc/nccl.conf), the profile says LL"
+    # the workers that inherited the values are not affected
+    assert_line --regexp "^$w1 +python3 +env +env +env +env +env"
+}
+
+@test "NCCL_CONF_FILE in a worker's environment with another value: CONFLICT naming it; the same value: nccl.conf" {
+    SINKS=record,nccl-conf start_tree
+    printf '# a comment\nNCCL_PROTO=Simple\nNCCL_PROTO=LL\n' >"$TMP/other.conf"
+    printf 'NCCL_PROTO=LL\n' >"$TMP/same.conf"
+    env -i NCCL_CONF_FILE="$TMP/other.conf" /usr/bin/python3 -c 'import time; time.sleep(60)' &
+    PIDS+=($!)
+    other=$!
+    # relative to the process's working directory, as NCCL opens it
+    (cd "$TMP" && exec env -i NCCL_CONF_FILE=other.conf /usr/bin/python3 -c 'import time; time.sleep(60)') &
+    PIDS+=($!)
+    rel=$!
+    env -i NCCL_CONF_FILE="$TMP/same.conf" /usr/bin/python3 -c 'import time; time.sleep(60)' &
+    PIDS+=($!)
+    same=$!
+    sleep 0.3
+    run --separate-stderr "$NI" verify --pid "$other" --pid "$rel"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$other +python3 +nccl.conf +nccl.conf +nccl.conf +nccl.conf +CONFLICT"
+    assert_line "pid $other: NCCL_PROTO=Simple (from $TMP/other.conf, read before /etc/nccl.conf), the profile says LL"
+    assert_line "pid $rel: NCCL_PROTO=Simple (from other.conf, read before /etc/nccl.conf), the profile says LL"
+    run --separate-stderr "$NI" verify --pid "$same"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$same +python3 +nccl.conf +nccl.conf +nccl.conf +nccl.conf +nccl.conf"
+    run --separate-stderr "$NI" verify --json --pid "$other"
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+v = d["processes"][0]["variables"]["NCCL_PROTO"]
+assert v == {"via": "CONFLICT", "value": "Simple", "file": sys.argv[2]}, v
+print("ok")' "$output" "$TMP/other.conf"
+    assert_output ok
+}
+
+@test "a user's conf file that exists but cannot be read: not verified, exit 1" {
+    SINKS=record,nccl-conf start_tree
+    head -c 2000000 /dev/zero | tr '\0' '#' >"$TMP/big.conf"
+    env -i NCCL_CONF_FILE="$TMP/big.conf" /usr/bin/python3 -c 'import time; time.sleep(60)' &
+    PIDS+=($!)
+    big=$!
+    sleep 0.3
+    run --separate-stderr "$NI" verify --pid "$big"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$big +python3 +not verified: too large"
+    assert_line --partial "pid $big: not verified: cannot read its NCCL conf file (/proc/$big/root$TMP/big.conf): larger than 1 MiB"
+}
