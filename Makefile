@@ -32,7 +32,7 @@ MUSL_INC := -nostdinc -isystem /usr/include/x86_64-linux-musl -isystem $(shell g
 REL_CFLAGS := $(STD) $(WARN) $(MUSL_INC) -Os -flto -fPIE -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fstack-protector-strong -I$(CAPDIR)/include
 REL_LDFLAGS := -static-pie -nostdlib -Os -flto -Wl,--gc-sections -Wl,-z,relro,-z,now \
-	-Wl,-z,noexecstack -Wl,--build-id=none -s
+	-Wl,-z,noexecstack -Wl,-z,noseparate-code -Wl,--build-id=none -s
 REL_START := $(MUSL)/rcrt1.o $(MUSL)/crti.o $(shell gcc -print-file-name=crtbeginS.o)
 REL_END := -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) \
 	$(shell gcc -print-file-name=crtendS.o) $(MUSL)/crtn.o

@@ -75,14 +75,15 @@ NCCL_INIT_DIGEST=$digest"
     assert_output "NCCL_PROTO unset"
 }
 
-@test "NCCL's conf reader keeps 1023 bytes of a value; the nccl-conf sink leaves a longer one out" {
+@test "NCCL's conf reader keeps 1023 bytes of a value; with the nccl-conf sink on, a longer one stops the start" {
     long=$(head -c 1100 /dev/zero | tr '\0' x)
     printf 'NCCL_NET=%s\n' "$long" >"$TMP/long.conf"
     run env -i NCCL_CONF_FILE="$TMP/long.conf" /usr/bin/python3 -S "$PROBE" "$LIB" NCCL_NET
     assert_output "NCCL_NET=${long:0:1023}"
     printf 'NCCL_NET=%s\n' "$long" >"$TMP/long.env"
-    run --separate-stderr "$NI" --sinks nccl-conf -p "$TMP/long.env" -- true
-    [[ "$stderr" == *"sink nccl-conf: NCCL_NET left out: NCCL's nccl.conf reader keeps only 1023 bytes of a key or value"* ]]
-    run grep -c '^NCCL_NET=' /etc/nccl.conf
-    assert_output 0
+    run --separate-stderr "$NI" --sinks nccl-conf -p "$TMP/long.env" -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"long.env:1: error: NCCL_NET: longer than the 1023 bytes NCCL's nccl.conf reader keeps"* ]]
+    [ ! -e "$TMP/started" ]
+    if grep -q '^NCCL_NET=' /etc/nccl.conf 2>/dev/null; then false; fi
 }
