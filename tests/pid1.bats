@@ -12,13 +12,16 @@ setup() {
     fi
 }
 
-scenario() {
-    run --separate-stderr timeout 300 python3 "$BATS_TEST_DIRNAME/helpers/pid1.py" "$@"
+# Runs a Python helper of tests/helpers, which prints "ok: ..." on success.
+helper() {
+    run --separate-stderr timeout 300 python3 "$BATS_TEST_DIRNAME/helpers/$1" "${@:2}"
     echo "$output"
     echo "$stderr" >&2
     assert_success
-    assert_output --partial "ok"
+    assert_output --partial "ok: "
 }
+
+scenario() { helper pid1.py "$@"; }
 
 @test "exit codes 0..255 and 128+N pass through (pid1)" { scenario pid1 exit-codes; }
 @test "exit codes 0..255 and 128+N pass through (subreaper)" { scenario subreaper exit-codes; }
@@ -51,13 +54,7 @@ scenario() {
 
 # The stop in the servers' own order: models of vLLM's and SGLang's process
 # trees and shutdown, written from their sources (helpers/server_models.py).
-models() {
-    run --separate-stderr timeout 300 python3 "$BATS_TEST_DIRNAME/helpers/server_models.py" "$@"
-    echo "$output"
-    echo "$stderr" >&2
-    assert_success
-    assert_output --partial "ok: "
-}
+models() { helper server_models.py "$@"; }
 
 @test "vLLM: the API server drains before EngineCore and workers get SIGTERM, 100 stops (pid1)" { models pid1 vllm 100; }
 @test "vLLM: the API server drains before EngineCore and workers get SIGTERM, 100 stops (subreaper)" { models subreaper vllm 100; }
