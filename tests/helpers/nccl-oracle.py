@@ -78,6 +78,24 @@ def mangled_param(name):
     return "_Z%dncclParam%sv" % (len("ncclParam" + name), name)
 
 
+def in_child(call, out_path, libc):
+    """Runs call() in a forked child, which NCCL may crash: its dict comes
+    back through a file, or {"signal": N} when the child died of signal N."""
+    libc.fflush(None)
+    pid = os.fork()
+    if pid == 0:
+        result = call()
+        libc.fflush(None)
+        with open(out_path + ".child", "w") as f:
+            json.dump(result, f)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return {"signal": os.WTERMSIG(status)}
+    with open(out_path + ".child") as f:
+        return json.load(f)
+
+
 def probe(out_path, lib, symfile, specs):
     # NCCL logs to stdout (ncclDebugFile = stdout): send fd 1 to the log file
     log = os.open(out_path + ".log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -113,22 +131,12 @@ def probe(out_path, lib, symfile, specs):
             fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p,
                                   ctypes.c_char_p)(base + syms["_Z12ncclGetLevelPiPKcS1_"])
             lv = ctypes.c_int(-1)
-            libc.fflush(None)
-            pid = os.fork()
-            if pid == 0:  # a negative old-style level reads outside NCCL's table
+
+            def call():  # a negative old-style level reads outside NCCL's table
                 rc = fn(ctypes.byref(lv), disable.encode() if disable != "-" else None,
                         level.encode())
-                libc.fflush(None)
-                os.write(2, b"")  # keep stderr untouched
-                with open(out_path + ".child", "w") as f:
-                    json.dump({"rc": rc, "level": lv.value}, f)
-                os._exit(0)
-            _, status = os.waitpid(pid, 0)
-            if os.WIFSIGNALED(status):
-                r["signal"] = os.WTERMSIG(status)
-            else:
-                with open(out_path + ".child") as f:
-                    r.update(json.load(f))
+                return {"rc": rc, "level": lv.value}
+            r.update(in_child(call, out_path, libc))
         elif kind == "list":
             elems = "ncclProtoStr" if arg == "NCCL_PROTO" else "ncclAlgoStr"
             n = 3 if arg == "NCCL_PROTO" else 7
@@ -139,20 +147,11 @@ def probe(out_path, lib, symfile, specs):
             # the defaults tuning.cc ncclTopoTuneModel starts from
             matrix = (ctypes.c_int * (5 * n))(*[2 if (arg == "NCCL_PROTO" and i % n == 1) else 1
                                               for i in range(5 * n)])
-            libc.fflush(None)
-            pid = os.fork()
-            if pid == 0:
+
+            def call():
                 rc = fn(value.encode(), base + syms["ncclFuncStr"], 5, base + syms[elems], n, matrix)
-                libc.fflush(None)
-                with open(out_path + ".child", "w") as f:
-                    json.dump({"rc": rc, "matrix": [list(matrix[f * n:(f + 1) * n]) for f in range(5)]}, f)
-                os._exit(0)
-            _, status = os.waitpid(pid, 0)
-            if os.WIFSIGNALED(status):
-                r["signal"] = os.WTERMSIG(status)
-            else:
-                with open(out_path + ".child") as f:
-                    r.update(json.load(f))
+                return {"rc": rc, "matrix": [list(matrix[f * n:(f + 1) * n]) for f in range(5)]}
+            r.update(in_child(call, out_path, libc))
         elif kind == "gpu":
             r.update(gpu_comm(nccl, lib))
         results.append(r)
