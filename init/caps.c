@@ -8,6 +8,8 @@
 #include <strings.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define BIT(c) ((uint64_t)1 << (c))
 
@@ -107,10 +109,23 @@ static uint64_t parse_lists(const char *opt, const char *const *lists, size_t n,
     return m;
 }
 
+/* Whether the inheritable set is empty, as it is under docker, podman and
+ * Kubernetes: then a run without cap options has nothing to do, and one
+ * capget says so where libcap's cap_get_proc takes two and an allocation,
+ * on every start. An error answers "no", and libcap takes over. */
+static bool inheritable_empty(void)
+{
+    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+    return syscall(SYS_capget, &h, d) == 0 && (d[0].inheritable | d[1].inheritable) == 0;
+}
+
 void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
                const char *const *add, size_t nadd)
 {
     memset(p, 0, sizeof *p);
+    if (!ndrop && !nadd && inheritable_empty())
+        return;
     /* Everything is read and built here, before the fork: the child only
      * hands the result to the kernel. */
     cap_t cur = cap_get_proc();

@@ -34,11 +34,12 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static struct var *add(struct envset *s, const char *key, size_t klen, const char *value, int src)
+/* Room is reserved up front (envset_compose), so this never reallocates
+ * and pointers to earlier vars stay valid. */
+static struct var *add(struct envset *s, const char *key, const char *value, int src)
 {
-    grow((void **)&s->v, &s->cap, s->n + 1, sizeof s->v[0]);
     struct var *v = &s->v[s->n++];
-    *v = (struct var){ .key = xstrndup(key, klen), .value = xstrdup(value), .source = src };
+    *v = (struct var){ .key = key, .value = value, .source = src };
     return v;
 }
 
@@ -46,8 +47,8 @@ static struct var *add(struct envset *s, const char *key, size_t klen, const cha
  * collapsed to the last copy, nccl-init's own controls removed. glibc's
  * getenv() returns the first copy and Python's os.environ keeps the last, so
  * a duplicate would make C and Python code in one process disagree. */
-static void take_environment(struct envset *s, char *const *envp, const struct known_names *k,
-                             struct diag *d)
+static void take_environment(struct envset *s, char *const *envp, size_t extra,
+                             const struct known_names *k, struct diag *d)
 {
     size_t n = 0;
     while (envp && envp[n])
@@ -63,6 +64,14 @@ static void take_environment(struct envset *s, char *const *envp, const struct k
         ix[m++] = (struct indexed){ envp[i], (size_t)(eq - envp[i]), i };
     }
     sort(ix, m, sizeof *ix, cmp_indexed);
+    /* The keys need a NUL the inherited strings do not have there: one
+     * buffer holds them all, rather than a copy per variable. */
+    size_t kbytes = 0;
+    for (size_t i = 0; i < m; i++)
+        kbytes += ix[i].keylen + 1;
+    char *k_at = s->keys = xmalloc(kbytes ? kbytes : 1);
+    s->cap = m + extra;
+    s->v = xmalloc((s->cap ? s->cap : 1) * sizeof s->v[0]);
     for (size_t i = 0; i < m; i++) {
         size_t j = i;
         while (j + 1 < m && ix[j + 1].keylen == ix[i].keylen &&
@@ -75,7 +84,11 @@ static void take_environment(struct envset *s, char *const *envp, const struct k
         i = j;
         if (strncmp(e, "NCCL_INIT_", 10) == 0)
             continue;
-        struct var *v = add(s, e, ix[j].keylen, e + ix[j].keylen + 1, SRC_ENV);
+        memcpy(k_at, e, ix[j].keylen);
+        k_at[ix[j].keylen] = '\0';
+        struct var *v = add(s, k_at, e + ix[j].keylen + 1, SRC_ENV);
+        v->inherited = e;
+        k_at += ix[j].keylen + 1;
         if (strncmp(v->key, "NCCL_", 5) == 0) {
             struct entry en = { v->key, v->value, "environment", 0, NULL };
             validate_entry(&en, k, DIAG_WARNING, d);
@@ -88,13 +101,14 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
                     size_t np, bool enforce, const struct known_names *k, struct diag *d)
 {
     memset(s, 0, sizeof *s);
-    take_environment(s, envp, k, d); /* sorted, unique */
-    size_t nenv = s->n;
-
-    /* Layer the profiles: a later profile's line replaces an earlier one's. */
     size_t total = 0;
     for (size_t i = 0; i < np; i++)
         total += profiles[i].n;
+    /* Room for every profile line and nccl-init's two variables. */
+    take_environment(s, envp, total + 2, k, d); /* sorted, unique */
+    size_t nenv = s->n;
+
+    /* Layer the profiles: a later profile's line replaces an earlier one's. */
     const struct entry **pe = xmalloc(total * sizeof *pe);
     size_t m = 0;
     for (size_t i = 0; i < np; i++)
@@ -127,12 +141,12 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
                                        sizeof s->v[0], cmp_var)
                              : NULL;
         if (!v) {
-            v = add(s, e->key, strlen(e->key), e->value, SRC_PROFILE);
+            v = add(s, e->key, e->value, SRC_PROFILE);
         } else if (strcmp(v->value, e->value) == 0) {
             v->source = SRC_PROFILE;
         } else if (enforce) {
-            free(v->value);
-            v->value = xstrdup(e->value);
+            v->value = e->value;
+            v->inherited = NULL;
             v->source = SRC_PROFILE;
             v->enforced = true;
             s->overrides++;
@@ -155,8 +169,8 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     for (size_t i = 0; i < np; i++)
         buf_printf(&names, "%s%s", i ? "," : "", profiles[i].name);
     s->names = names.data ? names.data : xstrdup("none");
-    add(s, "NCCL_INIT_PROFILE", 17, s->names, SRC_INIT);
-    add(s, "NCCL_INIT_DIGEST", 16, s->digest, SRC_INIT);
+    add(s, "NCCL_INIT_PROFILE", s->names, SRC_INIT);
+    add(s, "NCCL_INIT_DIGEST", s->digest, SRC_INIT);
     sort(s->v, s->n, sizeof s->v[0], cmp_var);
 }
 
@@ -170,13 +184,25 @@ const char *envset_get(const struct envset *s, const char *key)
 
 char **envset_envp(const struct envset *s)
 {
-    char **envp = xmalloc((s->n + 1) * sizeof *envp);
+    size_t bytes = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (!s->v[i].inherited)
+            bytes += strlen(s->v[i].key) + strlen(s->v[i].value) + 2;
+    /* The array, then the new "KEY=VALUE" strings, in one allocation. */
+    char **envp = xmalloc((s->n + 1) * sizeof *envp + bytes);
+    char *at = (char *)(envp + s->n + 1);
     for (size_t i = 0; i < s->n; i++) {
-        size_t kl = strlen(s->v[i].key), vl = strlen(s->v[i].value);
-        envp[i] = xmalloc(kl + vl + 2);
-        memcpy(envp[i], s->v[i].key, kl);
-        envp[i][kl] = '=';
-        memcpy(envp[i] + kl + 1, s->v[i].value, vl + 1);
+        const struct var *v = &s->v[i];
+        if (v->inherited) {
+            envp[i] = (char *)v->inherited;
+            continue;
+        }
+        size_t kl = strlen(v->key), vl = strlen(v->value);
+        envp[i] = at;
+        memcpy(at, v->key, kl);
+        at[kl] = '=';
+        memcpy(at + kl + 1, v->value, vl + 1);
+        at += kl + vl + 2;
     }
     envp[s->n] = NULL;
     return envp;
@@ -202,11 +228,8 @@ void envset_log_summary(const struct envset *s)
 
 void envset_free(struct envset *s)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->v[i].key);
-        free(s->v[i].value);
-    }
     free(s->v);
+    free(s->keys);
     free(s->names);
     memset(s, 0, sizeof *s);
 }

@@ -11,9 +11,15 @@
 
 enum var_source { SRC_ENV, SRC_PROFILE, SRC_INIT };
 
+/* The strings are borrowed, not copied: a key from the set's own keys
+ * buffer or a profile's text, a value from the inherited environment, a
+ * profile's text or the set itself. The environment and the profiles must
+ * outlive the set. */
 struct var {
-    char *key;           /* owned */
-    char *value;         /* owned */
+    const char *key;
+    const char *value;
+    const char *inherited; /* the inherited "KEY=VALUE", when the child gets
+                              exactly that; NULL when it gets a new value */
     int source;          /* enum var_source: where the value came from */
     const struct entry *entry; /* the profile line for this key, if any */
     bool resolved;       /* a key the profiles define: part of the resolved set */
@@ -26,6 +32,7 @@ struct envset {
     size_t n, cap;
     char digest[65];
     char *names;   /* "pcie-8gpu,extra" */
+    char *keys;    /* the inherited keys, NUL-terminated, one after another */
     size_t resolved, overrides;
 };
 
@@ -37,7 +44,8 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
 /* The value of key in the set, or NULL. */
 const char *envset_get(const struct envset *s, const char *key);
 
-/* A NULL-terminated "KEY=VALUE" array for execve. */
+/* A NULL-terminated "KEY=VALUE" array for execve: the inherited strings
+ * where they are unchanged, and one block for the rest. */
 char **envset_envp(const struct envset *s);
 
 /* The one start-up line: profile, number of variables, overrides. */

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "relro.h"
 #include "signals.h"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@ int main(int argc, char **argv)
     /* Before anything that can take time: see signals_take_over. */
     struct inherited_signals sig;
     signals_take_over(&sig);
+    relro_seal();
 
     struct options o;
     cli_parse(argc, argv, &o);

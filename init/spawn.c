@@ -8,13 +8,11 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-extern char **environ;
-
 _Noreturn void spawn_exec(const struct child_spec *c)
 {
     /* Its own group, so that a signal for "the server" reaches its workers
-     * too; set here and in the parent, whichever runs first, so that a
-     * signal forwarded right after the fork already finds the group. */
+     * too. Set here only: the parent resumes after the exec (vfork), when
+     * the group exists already. */
     setpgid(0, 0);
     /* Foreground of the terminal, if there is one, so that Ctrl-C reaches
      * the group. SIGTTOU is still blocked here, so a background caller may
@@ -28,14 +26,14 @@ _Noreturn void spawn_exec(const struct child_spec *c)
         _exit(EXIT_CANNOT_RUN);
     }
     /* The canonical environment; the path was found in its PATH before
-     * anything was written (lookup.c). execvp with a path that holds a '/'
-     * does no search: it is here for the C library's handling of a script
-     * without a "#!" line. */
-    environ = c->envp;
+     * anything was written (lookup.c). execvpe with a path that holds a '/'
+     * does no search: it is here for glibc's handling of a script without
+     * a "#!" line (it runs /bin/sh; musl's returns ENOEXEC, exit 126).
+     * environ is left alone: the parent shares this memory until the exec. */
     /* Last: from here on a signal acts on the child as it would have on
      * whoever started nccl-init. */
     signals_restore(c->sig);
-    execvp(c->path, c->argv);
+    execvpe(c->path, c->argv, c->envp);
     int e = errno;
     log_error("cannot run '%s': %s", c->argv[0], errstr(e));
     _exit(e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN);

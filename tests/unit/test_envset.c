@@ -162,8 +162,28 @@ static void envp_for_exec(void **state)
                               "ca495991b7852b855"); /* SHA-256 of nothing */
     assert_string_equal(e[3], "NCCL_INIT_PROFILE=base");
     assert_null(e[4]);
-    for (size_t i = 0; e[i]; i++)
-        free(e[i]);
+    /* Unchanged inherited strings are passed on as they are, not copied;
+     * the array and the new strings are one allocation. */
+    assert_ptr_equal(e[0], envp[1]);
+    assert_ptr_equal(e[1], envp[0]);
+    free(e);
+    release(&s, p, 1, out);
+}
+
+/* An enforced value is a new string; the inherited one is not passed on. */
+static void envp_enforced(void **state)
+{
+    (void)state;
+    char *envp[] = { "NCCL_PROTO=Simple", "PATH=/bin", NULL };
+    const char *texts[] = { "NCCL_PROTO=LL\n" };
+    struct profile p[1];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, true, p);
+    char **e = envset_envp(&s);
+    assert_string_equal(e[2], "NCCL_PROTO=LL");
+    assert_true(e[2] != envp[0]);
+    assert_ptr_equal(e[3], envp[1]);
+    assert_null(e[4]);
     free(e);
     release(&s, p, 1, out);
 }
@@ -238,6 +258,7 @@ int main(void)
         cmocka_unit_test(later_profiles_win),
         cmocka_unit_test(environment_values_are_checked_as_warnings),
         cmocka_unit_test(envp_for_exec),
+        cmocka_unit_test(envp_enforced),
         cmocka_unit_test(json_output),
         cmocka_unit_test(sha256_vectors),
     };

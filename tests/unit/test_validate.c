@@ -297,6 +297,16 @@ static void table_is_sorted_and_complete(void **state)
     assert_int_equal(nccl_param_rule("NCCL_ALGO"), R_ALGO);
     assert_int_equal(nccl_param_rule("NCCL_NOPE"), -1);
     assert_int_equal(nccl_param_rule("PROTO"), -1);
+    /* the scan stops early on a sorted table: prefixes and extensions */
+    assert_int_equal(nccl_param_rule("NCCL_ALG"), -1);
+    assert_int_equal(nccl_param_rule("NCCL_ALGOS"), -1);
+    assert_int_equal(nccl_param_rule("NCCL_"), -1);
+    assert_int_equal(nccl_param_rule("NCCL_ZZZ"), -1);
+    for (const char *p = nccl_names; *p; p += strlen(p) + 1) {
+        char full[128] = "NCCL_";
+        strcat(full, p + 1);
+        assert_int_equal(nccl_param_rule(full), p[0] - 1);
+    }
     for (size_t i = 0; i < noop_rules_count; i++)
         assert_true(nccl_param_rule(noop_rules[i].key) >= 0);
     for (int r = 0; r < R_COUNT; r++) {

@@ -1,0 +1,9 @@
+/* Read-only relocations for the static-pie binary. */
+#ifndef NCCL_INIT_RELRO_H
+#define NCCL_INIT_RELRO_H
+
+/* Makes the binary's PT_GNU_RELRO range read-only, as a dynamic loader
+ * would. Exits 1 if the kernel refuses. */
+void relro_seal(void);
+
+#endif
