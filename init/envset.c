@@ -2,6 +2,7 @@
 
 #include "digest.h"
 #include "util.h"
+#include "validate.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
 #define NCCL_INIT_ENVSET_H
 
 #include "log.h"
+#include "nccl_lib.h"
 #include "profile.h"
-#include "validate.h"
 
 #include <stdbool.h>
 

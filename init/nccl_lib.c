@@ -1,7 +1,7 @@
 /* The NCCL_* names a particular libnccl reads, taken from its strings.
  * A newer or older NCCL than the built-in table knows other names, and the
  * one that matters is the library the workers will actually load. */
-#include "validate.h"
+#include "nccl_lib.h"
 
 #include "nccl_table.h"
 #include "util.h"

@@ -2,6 +2,7 @@
 
 #include "detect.h"
 #include "util.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 
 #include "cli.h"
 #include "envset.h"
+#include "nccl_lib.h"
 #include "profile.h"
-#include "validate.h"
 
 struct resolved {
     struct profile *profiles;

@@ -3,6 +3,7 @@
  * same code so that check, render and the messages never disagree. */
 #include "validate.h"
 
+#include "nccl_lib.h"
 #include "nccl_table.h"
 #include "util.h"
 

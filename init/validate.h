@@ -8,19 +8,8 @@
 
 #include <stdbool.h>
 
-/* The NCCL_* names the workers' libnccl knows: the built-in table, or the
- * names found in a libnccl.so given with --nccl-lib. */
-struct known_names {
-    char **names; /* sorted; NULL: use the built-in table */
-    size_t n;
-};
-
-/* Reads the NCCL_* names out of a libnccl shared object: the whole strings
- * of its .rodata that are exactly a name. Returns 0 or -errno; -ENOENT too
- * when the file has no NCCL_ names at all. */
-int known_names_from_lib(struct known_names *k, const char *path);
-bool known_names_has(const struct known_names *k, const char *name);
-void known_names_free(struct known_names *k);
+/* nccl_lib.h: the names validate_entry checks a key against. */
+struct known_names;
 
 /* NCCL's nccl.conf reader (src/misc/param.cc setEnvFile) copies at most
  * this many bytes of a line's key and of its value. */

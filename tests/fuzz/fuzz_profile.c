@@ -18,6 +18,7 @@
  * Build and run: make fuzz (see the Makefile). */
 #include "envset.h"
 #include "log.h"
+#include "nccl_lib.h"
 #include "profile.h"
 #include "render.h"
 #include "sink_formats.h"

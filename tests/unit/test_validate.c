@@ -1,6 +1,7 @@
 /* The validator: every value NCCL 2.28.9 would silently misread or reject. */
 #include "helpers.h"
 
+#include "nccl_lib.h"
 #include "nccl_table.h"
 #include "validate.h"
 
