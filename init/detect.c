@@ -201,20 +201,14 @@ static int condition(const struct hardware *h, const char *c, size_t n)
     return r;
 }
 
-void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
-                   const char *root)
+int detect_read_rules(const char *path, char **text)
 {
-    memset(c, 0, sizeof *c);
-    c->rules = path_join(profile_dir, "auto.rules");
-    char *text;
     size_t len;
-    int r = read_file(c->rules, 1 << 16, &text, &len);
-    if (r < 0) {
-        /* Not an error: an install without profiles runs with none. */
-        c->reason = xstrdup(errstr(-r));
-        return;
-    }
-    detect_hardware(h, root);
+    return read_file(path, 1 << 16, text, &len);
+}
+
+void detect_apply(struct choice *c, const struct hardware *h, char *text)
+{
     unsigned line = 0;
     for (char *s = text, *next; s && *s; s = next) {
         next = strchr(s, '\n');
@@ -255,5 +249,21 @@ void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir
         c->line = line;
         break;
     }
+}
+
+void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
+                   const char *root)
+{
+    memset(c, 0, sizeof *c);
+    c->rules = path_join(profile_dir, "auto.rules");
+    char *text;
+    int r = detect_read_rules(c->rules, &text);
+    if (r < 0) {
+        /* Not an error: an install without profiles runs with none. */
+        c->reason = xstrdup(errstr(-r));
+        return;
+    }
+    detect_hardware(h, root);
+    detect_apply(c, h, text);
     free(text);
 }

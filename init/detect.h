@@ -33,6 +33,17 @@ struct choice {
     char *rules; /* the rules file */
 };
 
+/* Reads an auto.rules file: a regular file of at most 64 KiB. 0, or
+ * -errno. */
+int detect_read_rules(const char *path, char **text);
+
+/* The rules engine: the first line of text (an auto.rules file, cut into
+ * lines in place) whose conditions all hold for h sets c->profile,
+ * c->reason and c->line; c->rules names the file in the warnings about
+ * lines it does not understand, which it skips. nccl-probe links it too, so
+ * that topo and suggest pick what detect picks. */
+void detect_apply(struct choice *c, const struct hardware *h, char *text);
+
 /* Applies DIR/auto.rules: the first line whose conditions all hold. The
  * hardware is scanned only when there are rules to apply it to (h, zeroed,
  * is filled then); without them the choice is none. */

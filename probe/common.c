@@ -86,14 +86,6 @@ void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-char *xstrdup(const char *s)
-{
-    char *p = strdup(s);
-    if (!p)
-        die(EXIT_RUNTIME, "out of memory");
-    return p;
-}
-
 /* A whole (small) file, NUL-terminated, or NULL with errno set. */
 char *slurp(const char *path)
 {
@@ -158,6 +150,15 @@ bool parse_bytes(const char *s, size_t *out)
         return false;
     *out = (size_t)(v << shift);
     return true;
+}
+
+/* A whole integer in C syntax (8, 0x8, 010), nothing after it. */
+bool whole_int(const char *s, long long *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoll(s, &end, 0);
+    return *s && end != s && !errno && !*end;
 }
 
 bool parse_count(const char *s, int *out)

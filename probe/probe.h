@@ -1,13 +1,15 @@
 /* nccl-probe's shared pieces: exit codes, error handling, small helpers,
- * and the auto.rules evaluation that topo and suggest share. */
+ * and the auto.rules choice that topo and suggest share (nccl-init's own
+ * engine, init/detect.c). */
 #ifndef NCCL_PROBE_H
 #define NCCL_PROBE_H
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "detect.h"
+
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -16,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,46 +51,29 @@ extern const char usage_text[];
         }                                                                                       \
     } while (0)
 
-/* What the rules see: the same quantities as nccl-init detect. GPUs come
- * from CUDA (or --gpu); NVSwitches and NUMA nodes from the same sysfs scan
- * as detect, since CUDA does not show NVSwitches. */
-struct node {
-    int ngpus;
-    char **models;
-    unsigned nvswitches, numa_nodes;
-};
-
-struct choice {
-    char profile[64];
-    char reason[256];
-    char rules[PATH_MAX];
-    unsigned line; /* 0: no rule matched, or no rules */
-};
-
 struct rule_opts {
     const char *rules, *root;
     bool json;
 };
 
-void choose(struct choice *c, const struct node *n, const char *given, const char *root);
+void choose(struct choice *c, const struct hardware *h, const char *given, const char *root);
 int cmd_allreduce(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_suggest(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int devices_or_exit(void);
 void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-void json_choice(const struct node *n, const struct choice *c);
+void json_choice(const struct hardware *h, const struct choice *c);
 void json_str(const char *s);
 void nccl_version(char *out, size_t size, int *code);
 bool parse_bytes(const char *s, size_t *out);
 bool parse_count(const char *s, int *out);
 void print_choice(const struct choice *c);
+void probe_node(struct hardware *h, const char *root, char *const *models, int n);
 bool rule_option(struct rule_opts *o, int argc, char **argv, int *i);
-void scan_sysfs(struct node *n, const char *root);
 char *slurp(const char *path);
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 bool whole_int(const char *s, long long *v);
 void *xcalloc(size_t n, size_t size);
-char *xstrdup(const char *s);
 
 #endif

@@ -13,14 +13,14 @@ int cmd_topo(int argc, char **argv)
         usage_error("topo: --rules %s: %s", o.rules, strerror(errno));
     int ndev = devices_or_exit();
 
-    struct node n = { ndev, xcalloc((size_t)ndev, sizeof(char *)), 0, 0 };
+    char **models = xcalloc((size_t)ndev, sizeof(char *));
     char(*bus)[32] = xcalloc((size_t)ndev, sizeof *bus);
     int *peer = xcalloc((size_t)ndev * (size_t)ndev, sizeof(int));
     int *rank = xcalloc((size_t)ndev * (size_t)ndev, sizeof(int));
     for (int i = 0; i < ndev; i++) {
         struct cudaDeviceProp p;
         CUDA(cudaGetDeviceProperties(&p, i));
-        n.models[i] = xstrdup(p.name);
+        models[i] = xstrdup(p.name);
         CUDA(cudaDeviceGetPCIBusId(bus[i], sizeof bus[i], i));
         for (int j = 0; j < ndev; j++) {
             if (i == j)
@@ -38,15 +38,16 @@ int cmd_topo(int argc, char **argv)
     int rt = 0, drv = 0;
     CUDA(cudaRuntimeGetVersion(&rt));
     CUDA(cudaDriverGetVersion(&drv));
-    scan_sysfs(&n, o.root);
+    struct hardware h;
+    probe_node(&h, o.root, models, ndev);
     struct choice c;
-    choose(&c, &n, o.rules, o.root);
+    choose(&c, &h, o.rules, o.root);
 
     if (o.json) {
         printf("{\n  \"gpus\": %d,\n  \"devices\": [", ndev);
         for (int i = 0; i < ndev; i++) {
             printf("%s{\"index\": %d, \"name\": ", i ? ", " : "", i);
-            json_str(n.models[i]);
+            json_str(models[i]);
             printf(", \"bus\": ");
             json_str(bus[i]);
             putchar('}');
@@ -72,14 +73,14 @@ int cmd_topo(int argc, char **argv)
         printf("],\n  \"nccl_version\": \"%s\",\n  \"nccl_version_code\": %d,\n"
                "  \"cuda_runtime\": %d,\n  \"cuda_driver\": %d,\n",
                ver, vcode, rt, drv);
-        json_choice(&n, &c);
+        json_choice(&h, &c);
         return 0;
     }
     printf("nccl:       %s\ncuda:       runtime %d.%d, driver %d.%d\n", ver, rt / 1000,
            rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
     printf("gpus:       %d\n", ndev);
     for (int i = 0; i < ndev; i++)
-        printf("  %-2d %-16s  %s\n", i, bus[i], n.models[i]);
+        printf("  %-2d %-16s  %s\n", i, bus[i], models[i]);
     printf("p2p:        peer access and performance rank (lower is better); '.' no access\n");
     printf("     ");
     for (int j = 0; j < ndev; j++)
@@ -97,7 +98,7 @@ int cmd_topo(int argc, char **argv)
         }
         putchar('\n');
     }
-    printf("nvswitches: %u\nnuma nodes: %u\n", n.nvswitches, n.numa_nodes);
+    printf("nvswitches: %u\nnuma nodes: %u\n", h.nvswitches, h.numa_nodes);
     print_choice(&c);
     return 0;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # build-probe.sh [OUTPUT]: builds nccl-probe (default build/nccl-probe) from
-# probe/*.c with gcc, against the CUDA runtime and libnccl.
+# probe/*.c and nccl-init's auto.rules engine (init/detect.c, with the
+# init/util.c it uses) with gcc, against the CUDA runtime and libnccl.
 #
 # CUDA runtime: $CUDA_HOME (default /usr/local/cuda): include/cuda_runtime_api.h,
 #   lib64/ or lib/ or targets/<arch>-linux/lib/ with libcudart.so; else a pip
@@ -14,7 +15,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-srcs=(probe/*.c)
+# detect's engine is linked, not copied: topo and suggest pick what
+# nccl-init detect picks because they run its code. probe/log.c stands in
+# for init/log.c (the probe's name on the lines, the probe's die).
+init_srcs=(init/detect.c init/util.c)
+init_hdrs=(init/detect.h init/util.h init/log.h)
+srcs=(probe/*.c "${init_srcs[@]}")
 out=${1:-build/nccl-probe}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 arch=$(uname -m)
@@ -101,7 +107,7 @@ link_lib() {
     echo "-l$name"
 }
 
-newest=$(ls -t probe/* "$0" | head -n 1)
+newest=$(ls -t probe/* "${init_srcs[@]}" "${init_hdrs[@]}" "$0" | head -n 1)
 if [ -z "${FORCE:-}" ] && [ -x "$out" ] && [ "$out" -nt "$newest" ]; then
     echo "$out: up to date"
     exit 0
@@ -110,7 +116,7 @@ fi
 mkdir -p "$(dirname "$out")"
 # -isystem: the vendor headers are not held to our warnings (nccl.h declares
 # ncclGroupStart() without a prototype).
-inc=(-isystem "$nccl_inc")
+inc=(-Iinit -isystem "$nccl_inc")
 [ "$cuda_inc" = "$nccl_inc" ] || inc+=(-isystem "$cuda_inc")
 lib=(-L"$nccl_lib" "-Wl,-rpath,$nccl_lib")
 [ "$cuda_lib" = "$nccl_lib" ] || lib+=(-L"$cuda_lib" "-Wl,-rpath,$cuda_lib")

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
-# nccl-probe without a GPU (CPU-only CI): built from probe/nccl_probe.c when
-# the CUDA toolkit and the NCCL headers are there, it must fail the GPU verbs
-# with one line that carries CUDA's own error string and exit 3, never crash;
-# bad usage exits 2. The rule evaluation behind topo's suggestion (suggest,
-# no CUDA) must pick what nccl-init detect picks. The GPU side: tests/gpu/.
+# nccl-probe without a GPU (CPU-only CI): built from probe/*.c when the CUDA
+# toolkit and the NCCL headers are there, it must fail the GPU verbs with
+# one line that carries CUDA's own error string and exit 3, never crash; bad
+# usage exits 2. The rule evaluation behind topo's suggestion (suggest, no
+# CUDA) is detect's own engine, linked in: fed the node the probe builds, it
+# must pick what nccl-init detect picks. The GPU side: tests/gpu/.
 #
 # The no-GPU runs hide every device with CUDA_VISIBLE_DEVICES=-1, so that
 # they test the same path on a machine that has GPUs.
@@ -170,6 +171,9 @@ fixture_gpus() {
     done
 }
 
+# One engine runs both; what could still differ is the node it is given:
+# the probe's GPUs come from --gpu (CUDA in topo), detect's from the driver,
+# and both take NVSwitches and NUMA nodes from the tree under --root.
 @test "suggest and detect agree condition by condition" {
     unset NVIDIA_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
     mkdir "$TMP/rules"
@@ -199,4 +203,14 @@ assert d["gpus"] == 2 and d["nvswitches"] == 4 and d["numa_nodes"] == 2, d
 assert d["profile"] == "nvlink-hgx" and d["rule_line"] > 0, d
 print("ok")' "$output"
     assert_output ok
+}
+
+@test "suggest: a line it does not understand is a warning under the probe's name; the next rule applies" {
+    printf 'gpus=0 -> none: empty\nwatts>9000 -> pcie-8gpu: fast\nno arrow here\n* -> nvlink-hgx: fallback\n' >"$TMP/auto.rules"
+    run --separate-stderr "$PROBE" suggest --root "$FIX/l40s-2x" --rules "$TMP/auto.rules" --gpu L40S --gpu L40S
+    assert_success
+    echo "stderr: $stderr"
+    [[ "$stderr" == *"nccl-probe: warning: $TMP/auto.rules:2: unknown condition 'watts>9000'"* ]]
+    [[ "$stderr" == *"nccl-probe: warning: $TMP/auto.rules:3: expected CONDITIONS -> PROFILE: REASON"* ]]
+    assert_line "profile:    nvlink-hgx (fallback; $TMP/auto.rules:4)"
 }
