@@ -4,7 +4,7 @@
 #   make deps       install every Debian package the build and tests need
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
 #   make demo       build and run a command under the bundled pcie-8gpu profile
-#   make bench      benchmarks: size, start-up overhead, the Python hook's cost
+#   make bench      benchmarks: size, start-up overhead, the Python hook's cost, memory
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
 #   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
@@ -131,6 +131,8 @@ bench: $(BUILD)/nccl-init
 	@scripts/bench-pid1.sh
 	@echo
 	@scripts/bench-verify.sh
+	@echo
+	@scripts/bench-memory.sh
 
 FUZZ_SECONDS ?= 600
 # UBSan findings abort (so libFuzzer saves them); edit_distance is left out

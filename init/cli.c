@@ -67,14 +67,28 @@ static const struct optdef {
     { "version", 0, O_VERSION, 0, ANY },
 };
 
+/* Room for one more element in a list of n: the capacity doubles, so a list
+ * is built at linear cost. It is the smallest power of two >= n, which n
+ * alone says: the lists need no capacity field. */
+static void *room(void *v, size_t n, size_t size)
+{
+    return n & (n - 1) ? v : xrealloc(v, (n ? 2 * n : 1) * size);
+}
+
 static void push(const char ***v, size_t *n, const char *s)
 {
-    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    *v = room(*v, *n, sizeof **v);
     (*v)[(*n)++] = s;
 }
 
+/* No real layering comes near it: more is a generated list gone wrong,
+ * refused before anything is loaded, started or written. */
+#define MAX_PROFILES 64
+
 /* NCCL_INIT_PROFILE holds a comma list, as it does in the child's
- * environment: "a,b" layers b over a. */
+ * environment: "a,b" layers b over a. Empty elements are skipped. A list
+ * of any length is split at linear cost (push), then judged by its count:
+ * the variable is at most 128 KiB (MAX_ARG_STRLEN). */
 static void profiles_from_env(struct options *o, const char *s)
 {
     for (;;) {
@@ -149,7 +163,7 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
         long long n;
         if (!parse_c_integer(arg, &n) || n <= 0 || strspn(arg, "0123456789") != strlen(arg))
             die(EXIT_USAGE, "--pid %s: expected a process id", arg);
-        o->pids = xrealloc(o->pids, (o->npids + 1) * sizeof *o->pids);
+        o->pids = room(o->pids, o->npids, sizeof *o->pids);
         o->pids[o->npids++] = (pid_t)n;
         break;
     }
@@ -274,10 +288,16 @@ void cli_parse(int argc, char **argv, struct options *o)
     o->noperands = nops - 1;
     if (o->verb == VERB_HELP || o->verb == VERB_VERSION)
         return;
+    /* -p applies to run and render only; the environment's list is read
+     * when no -p was given. */
+    const char *from = "-p/--profile";
     if (o->nprofiles == 0 && (o->verb == VERB_RUN || o->verb == VERB_RENDER)) {
         const char *env = getenv("NCCL_INIT_PROFILE");
         profiles_from_env(o, env && *env ? env : "auto");
+        from = "NCCL_INIT_PROFILE";
     }
+    if (o->nprofiles > MAX_PROFILES)
+        die(EXIT_USAGE, "%s: %zu profiles; the limit is %d", from, o->nprofiles, MAX_PROFILES);
     if (o->verb == VERB_RUN && o->noperands == 0)
         die(EXIT_USAGE, "no command given (usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...])");
     if (o->verb == VERB_CHECK && o->noperands == 0)

@@ -14,15 +14,41 @@
 #include "verify.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 extern char **environ;
 
+/* resolve for a verb: resolve's share of the options, with the profile
+ * directory in effect (cli_profile_dir) worked out here, so that resolve
+ * needs nothing else of the command line. check (each file judged alone
+ * too) stops at the profiles; the others go on to the environment when
+ * the profiles are valid. Returns the error count. */
+static unsigned resolve(struct resolved *r, const struct options *o, const char *const *profiles,
+                        size_t n, bool check)
+{
+    char *dir = cli_profile_dir(o);
+    struct resolve_options ro = {
+        .profiles = profiles,
+        .nprofiles = n,
+        .profile_dir = dir,
+        .root = o->root,
+        .nccl_lib = o->nccl_lib,
+        .enforce = o->enforce,
+        .each_alone = check,
+    };
+    unsigned errors = resolve_profiles(r, &ro);
+    if (!errors && !check)
+        resolve_environment(r, &ro, environ);
+    free(dir);
+    return errors;
+}
+
 int cmd_check(const struct options *o)
 {
     struct resolved r;
-    resolve_profiles(&r, o, (const char *const *)o->operands, o->noperands, true);
+    resolve(&r, o, (const char *const *)o->operands, o->noperands, true);
     log_info("checked %zu profile%s: %u error%s, %u warning%s", o->noperands,
              o->noperands == 1 ? "" : "s", r.diag.errors, r.diag.errors == 1 ? "" : "s",
              r.diag.warnings, r.diag.warnings == 1 ? "" : "s");
@@ -31,11 +57,10 @@ int cmd_check(const struct options *o)
 
 static int resolve_or_fail(struct resolved *r, const struct options *o, const char *what)
 {
-    if (resolve_profiles(r, o, o->profiles, o->nprofiles, false)) {
+    if (resolve(r, o, o->profiles, o->nprofiles, false)) {
         log_error("invalid profile: %s", what);
         return EXIT_USAGE;
     }
-    resolve_environment(r, o, environ);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "resolve.h"
 
 #include "detect.h"
+#include "log.h"
 #include "util.h"
 #include "validate.h"
 
@@ -16,11 +17,11 @@ static void check_entry(const struct entry *e, void *ctx)
 
 /* "auto": the profile the rules in the profile directory pick for the
  * hardware; NULL when that is none. The log says why. */
-static const char *choose_auto(const struct options *o, const char *dir)
+static const char *choose_auto(const struct resolve_options *o)
 {
     struct hardware h = { 0 };
     struct choice c;
-    detect_choose(&c, &h, dir, o->root);
+    detect_choose(&c, &h, o->profile_dir, o->root);
     const char *model = h.ngpus ? h.gpus[0].model : "";
     log_info("auto: %zu GPU%s%s%s, %u NVSwitch%s: %s (%s)", h.ngpus, h.ngpus == 1 ? "" : "s",
              *model ? " " : "", model, h.nvswitches, h.nvswitches == 1 ? "" : "es",
@@ -29,8 +30,7 @@ static const char *choose_auto(const struct options *o, const char *dir)
     return c.profile && strcmp(c.profile, "none") != 0 ? c.profile : NULL;
 }
 
-unsigned resolve_profiles(struct resolved *r, const struct options *o, const char *const *specs,
-                          size_t n, bool each_alone)
+unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o)
 {
     memset(r, 0, sizeof *r);
     if (o->nccl_lib) {
@@ -40,17 +40,16 @@ unsigned resolve_profiles(struct resolved *r, const struct options *o, const cha
                 e == -ENOENT ? "no NCCL_* names in it" : errstr(-e));
         log_debug("%zu NCCL_* names from %s", r->known.n, o->nccl_lib);
     }
-    char *dir = cli_profile_dir(o);
-    r->profiles = xmalloc(n * sizeof *r->profiles);
-    for (size_t i = 0; i < n; i++) {
-        const char *spec = specs[i];
-        if (strcmp(spec, "auto") == 0 && !(spec = choose_auto(o, dir)))
+    r->profiles = xmalloc(o->nprofiles * sizeof *r->profiles);
+    for (size_t i = 0; i < o->nprofiles; i++) {
+        const char *spec = o->profiles[i];
+        if (strcmp(spec, "auto") == 0 && !(spec = choose_auto(o)))
             continue;
         struct profile *p = &r->profiles[r->n++];
         /* Lines that parsed are validated even when others did not, so one
          * run reports every problem in the file, in line order. */
-        profile_load(p, spec, dir, &r->diag, check_entry, r);
-        if (each_alone) {
+        profile_load(p, spec, o->profile_dir, &r->diag, check_entry, r);
+        if (o->each_alone) {
             const struct entry **set = xmalloc(p->n * sizeof *set);
             for (size_t j = 0; j < p->n; j++)
                 set[j] = &p->v[j];
@@ -58,11 +57,10 @@ unsigned resolve_profiles(struct resolved *r, const struct options *o, const cha
             free(set);
         }
     }
-    free(dir);
     return r->diag.errors;
 }
 
-void resolve_environment(struct resolved *r, const struct options *o, char *const *envp)
+void resolve_environment(struct resolved *r, const struct resolve_options *o, char *const *envp)
 {
     envset_compose(&r->env, envp, r->profiles, r->n, o->enforce, &r->known, &r->diag);
     /* Judge combinations on what the child will really get, after the

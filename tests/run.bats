@@ -170,6 +170,50 @@ sink_state() {
     [ ! -e "$TMP/started" ]
 }
 
+@test "64 profiles are accepted from -p and from NCCL_INIT_PROFILE" {
+    local args=() list=
+    for _ in $(seq 64); do
+        args+=(-p pcie-8gpu)
+        list+=pcie-8gpu,
+    done
+    run --separate-stderr "$NI" -q --sinks none --profile-dir "$PROFILES" "${args[@]}" -- printenv NCCL_PROTO
+    assert_success
+    assert_output LL
+    run --separate-stderr env NCCL_INIT_PROFILE="$list" "$NI" -q --sinks none --profile-dir "$PROFILES" -- printenv NCCL_PROTO
+    assert_success
+    assert_output LL
+}
+
+@test "65 profiles are a usage error from -p and from NCCL_INIT_PROFILE: nothing started or written" {
+    local args=() list=
+    for _ in $(seq 65); do
+        args+=(-p pcie-8gpu)
+        list+=pcie-8gpu,
+    done
+    before=$(sink_state)
+    run --separate-stderr "$NI" --profile-dir "$PROFILES" "${args[@]}" -- touch "$TMP/started"
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: -p/--profile: 65 profiles; the limit is 64"
+    run --separate-stderr env NCCL_INIT_PROFILE="$list" "$NI" --profile-dir "$PROFILES" -- touch "$TMP/started"
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: NCCL_INIT_PROFILE: 65 profiles; the limit is 64"
+    # render counts the same way
+    run --separate-stderr env NCCL_INIT_PROFILE="$list" "$NI" render --profile-dir "$PROFILES"
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: NCCL_INIT_PROFILE: 65 profiles; the limit is 64"
+    assert_output ""
+    [ ! -e "$TMP/started" ]
+    assert_equal "$(sink_state)" "$before"
+}
+
+@test "a 16000-element NCCL_INIT_PROFILE is rejected with the limit's message" {
+    list=$(printf 'x%.0s,' $(seq 16000))
+    run --separate-stderr env NCCL_INIT_PROFILE="$list" "$NI" -- touch "$TMP/started"
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: NCCL_INIT_PROFILE: 16000 profiles; the limit is 64"
+    [ ! -e "$TMP/started" ]
+}
+
 @test "a FIFO as the command, --python or profile neither blocks the start nor is opened" {
     mkfifo "$TMP/fifo" "$TMP/fifo.env"
     chmod +x "$TMP/fifo"
