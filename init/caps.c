@@ -229,3 +229,10 @@ int caps_apply(const struct caps_plan *p)
     }
     return 0;
 }
+
+void caps_plan_free(struct caps_plan *p)
+{
+    if (p->set)
+        cap_free(p->set);
+    p->set = NULL;
+}

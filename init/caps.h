@@ -28,4 +28,6 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
  * Allocates nothing. Returns 0, or -1 after logging. */
 int caps_apply(const struct caps_plan *p);
 
+void caps_plan_free(struct caps_plan *p);
+
 #endif

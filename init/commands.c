@@ -96,16 +96,36 @@ int cmd_render(const struct options *o)
     return 0;
 }
 
+/* What run builds before the start, kept together so that started() can
+ * give it back. */
 struct run_state {
+    struct caps_plan caps;
+    struct resolved r;
+    char *path;
+    const char **interpreters;
+    char **envp;
     struct sink_report report;
     struct sink_options sinks;
     struct record_state state;
 };
 
+/* The child has exec'd (supervise.c uses vfork, so the init resumes only
+ * then) and nothing of the start-up is needed any more: the profiles, the
+ * composed environment and its envp, the sink outcomes. They go back to
+ * the allocator now, so that for the months it supervises the init holds
+ * what supervising needs, whatever size the environment or the profiles
+ * were. free() only: the rule after the fork is no allocation. */
 static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;
     record_state_commit(&st->state, pid);
+    record_state_free(&st->state);
+    sink_report_free(&st->report);
+    free(st->envp);
+    free(st->interpreters);
+    free(st->path);
+    resolved_free(&st->r);
+    caps_plan_free(&st->caps);
 }
 
 /* NCCL's nccl.conf reader keeps 1023 bytes of a key and of a value
@@ -128,49 +148,48 @@ static bool conf_too_long(const struct envset *env)
 
 int cmd_run(const struct options *o, const struct inherited_signals *sig)
 {
-    struct resolved r;
+    struct run_state st = { 0 };
+    struct resolved *r = &st.r;
     /* Everything that can reject the input happens before the fork: a
      * bad profile or option starts nothing. */
-    struct caps_plan caps;
-    caps_plan(&caps, o->cap_drop, o->ncap_drop, o->cap_add, o->ncap_add);
-    int rc = resolve_or_fail(&r, o, "command not started");
+    caps_plan(&st.caps, o->cap_drop, o->ncap_drop, o->cap_add, o->ncap_add);
+    int rc = resolve_or_fail(r, o, "command not started");
     if (rc)
         return rc;
-    if ((o->sinks & SINK_NCCL_CONF) && conf_too_long(&r.env)) {
+    if ((o->sinks & SINK_NCCL_CONF) && conf_too_long(&r->env)) {
         log_error("invalid profile: command not started");
         return EXIT_USAGE;
     }
     /* Then the command, in the child's PATH: one that cannot be run exits
      * 127 or 126 here, before any sink has changed a file. */
-    char *path;
-    rc = command_lookup(o->operands[0], envset_get(&r.env, "PATH"), &path);
+    rc = command_lookup(o->operands[0], envset_get(&r->env, "PATH"), &st.path);
     if (rc)
         return rc;
-    envset_log_summary(&r.env);
+    envset_log_summary(&r->env);
 
     /* The sinks carry the same resolved values as the child's environment
      * to the processes that do not inherit it. COMMAND is one of the
      * interpreters to hook when it is Python or a Python script. */
-    struct run_state st = { 0 };
-    const char **interp = xmalloc((o->npython + 1) * sizeof *interp);
+    st.interpreters = xmalloc((o->npython + 1) * sizeof *st.interpreters);
     for (size_t i = 0; i < o->npython; i++)
-        interp[i] = o->python[i];
-    interp[o->npython] = path;
-    st.sinks = (struct sink_options){ o->sinks, o->root, interp, o->npython + 1 };
-    sinks_write(&st.report, &st.sinks, &r.env);
-    record_env(&st.report, &st.sinks, &r.env);
+        st.interpreters[i] = o->python[i];
+    st.interpreters[o->npython] = st.path;
+    st.sinks = (struct sink_options){ o->sinks, o->root, st.interpreters, o->npython + 1 };
+    sinks_write(&st.report, &st.sinks, &r->env);
+    record_env(&st.report, &st.sinks, &r->env);
     if (o->strict && st.report.failures) {
         log_error("--strict: %u sink%s could not be written; command not started",
                   st.report.failures, st.report.failures == 1 ? "" : "s");
         return EXIT_USAGE;
     }
-    record_state_prepare(&st.state, &st.report, &st.sinks, &r.env);
+    record_state_prepare(&st.state, &st.report, &st.sinks, &r->env);
+    st.envp = envset_envp(&r->env);
     struct child_spec c = {
-        .path = path,
+        .path = st.path,
         .argv = o->operands,
-        .envp = envset_envp(&r.env),
+        .envp = st.envp,
         .sig = sig,
-        .caps = &caps,
+        .caps = &st.caps,
         .no_new_privs = o->no_new_privs,
         .started = started,
         .ctx = &st,

@@ -81,3 +81,13 @@ void resolve_environment(struct resolved *r, const struct resolve_options *o, ch
     free(set);
     free(tmp);
 }
+
+void resolved_free(struct resolved *r)
+{
+    envset_free(&r->env);
+    for (size_t i = 0; i < r->n; i++)
+        profile_free(&r->profiles[i]);
+    free(r->profiles);
+    known_names_free(&r->known);
+    memset(r, 0, sizeof *r);
+}

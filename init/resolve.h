@@ -35,4 +35,7 @@ unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o);
  * set's combinations. Call only when resolve_profiles found no error. */
 void resolve_environment(struct resolved *r, const struct resolve_options *o, char *const *envp);
 
+/* Gives back everything resolve built. */
+void resolved_free(struct resolved *r);
+
 #endif

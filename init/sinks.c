@@ -447,3 +447,20 @@ void record_state_commit(struct record_state *rs, pid_t child)
         buf_printf(&w, "%s: %s", t.step, errstr(-e));
     log_warn("sink record: %s: %s; skipped", rs->path, why);
 }
+
+void sink_report_free(struct sink_report *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->v[i].path);
+        free(r->v[i].reason);
+    }
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+void record_state_free(struct record_state *rs)
+{
+    free(rs->path);
+    buf_free(&rs->text);
+    memset(rs, 0, sizeof *rs);
+}

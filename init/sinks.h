@@ -65,4 +65,7 @@ void record_state_prepare(struct record_state *rs, struct sink_report *r,
                           const struct sink_options *o, const struct envset *s);
 void record_state_commit(struct record_state *rs, pid_t child);
 
+void sink_report_free(struct sink_report *r);
+void record_state_free(struct record_state *rs);
+
 #endif
