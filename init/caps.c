@@ -130,7 +130,7 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
      * hands the result to the kernel. */
     cap_t cur = cap_get_proc();
     if (!cur)
-        die(EXIT_USAGE, "cannot read capabilities: %s", errstr(errno));
+        die(EXIT_USAGE, "cannot read capabilities: %s", strerror(errno));
 
     if (!ndrop && !nadd) {
         /* Lower the inheritable set to the ambient set (see the top). */
@@ -198,7 +198,7 @@ int caps_apply(const struct caps_plan *p)
         if (cap_drop_bound((cap_value_t)c) < 0) {
             if (errno != EPERM) {
                 log_error("cannot drop capability %u from the bounding set: %s", c,
-                          errstr(errno));
+                          strerror(errno));
                 return -1;
             }
             bound_failed = true;
@@ -211,7 +211,7 @@ int caps_apply(const struct caps_plan *p)
         log_warn("cannot shrink the bounding set without CAP_SETPCAP; setting no_new_privs "
                  "instead");
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-            log_error("cannot set no_new_privs: %s", errstr(errno));
+            log_error("cannot set no_new_privs: %s", strerror(errno));
             return -1;
         }
     }
@@ -220,11 +220,11 @@ int caps_apply(const struct caps_plan *p)
      * EINVAL: a kernel before 4.3, which has no ambient set. */
     if (p->active && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
         errno != EINVAL) {
-        log_error("cannot clear the ambient capabilities: %s", errstr(errno));
+        log_error("cannot clear the ambient capabilities: %s", strerror(errno));
         return -1;
     }
     if (p->set && cap_set_proc(p->set) < 0) {
-        log_error("cannot set capabilities: %s", errstr(errno));
+        log_error("cannot set capabilities: %s", strerror(errno));
         return -1;
     }
     return 0;

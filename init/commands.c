@@ -92,7 +92,7 @@ int cmd_render(const struct options *o)
         block_wrap(&b, body.data ? body.data : ""); /* exactly what the sink writes */
     int w = write_all(STDOUT_FILENO, b.data ? b.data : "", b.len);
     if (w < 0)
-        die(1, "writing to stdout: %s", errstr(-w));
+        die(1, "writing to stdout: %s", strerror(-w));
     return 0;
 }
 
@@ -215,6 +215,6 @@ int cmd_detect(const struct options *o)
     detect_print(&b, &h, &c, o->json);
     int w = write_all(STDOUT_FILENO, b.data, b.len);
     if (w < 0)
-        die(1, "writing to stdout: %s", errstr(-w));
+        die(1, "writing to stdout: %s", strerror(-w));
     return 0;
 }

@@ -260,7 +260,7 @@ void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir
     int r = detect_read_rules(c->rules, &text);
     if (r < 0) {
         /* Not an error: an install without profiles runs with none. */
-        c->reason = xstrdup(errstr(-r));
+        c->reason = xstrdup(strerror(-r));
         return;
     }
     detect_hardware(h, root);

@@ -7,20 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct indexed {
+struct inherited {
     const char *entry; /* "KEY=VALUE" */
-    size_t keylen, index;
+    size_t keylen;
 };
 
-static int cmp_indexed(const void *a, const void *b)
+/* By key alone: copies of one key keep their order in the environment
+ * because sort() is stable, and that is what makes the last copy win
+ * (util.h). */
+static int cmp_inherited(const void *a, const void *b)
 {
-    const struct indexed *x = a, *y = b;
+    const struct inherited *x = a, *y = b;
     size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
     int c = memcmp(x->entry, y->entry, n);
     if (c == 0 && x->keylen != y->keylen)
         c = x->keylen < y->keylen ? -1 : 1;
-    if (c == 0)
-        c = x->index < y->index ? -1 : x->index > y->index;
     return c;
 }
 
@@ -54,7 +55,7 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
     size_t n = 0;
     while (envp && envp[n])
         n++;
-    struct indexed *ix = xmalloc(n * sizeof *ix);
+    struct inherited *ix = xmalloc(n * sizeof *ix);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         const char *eq = strchr(envp[i], '=');
@@ -62,9 +63,9 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
             log_warn("dropping malformed environment entry '%.40s'", envp[i]);
             continue;
         }
-        ix[m++] = (struct indexed){ envp[i], (size_t)(eq - envp[i]), i };
+        ix[m++] = (struct inherited){ envp[i], (size_t)(eq - envp[i]) };
     }
-    sort(ix, m, sizeof *ix, cmp_indexed);
+    sort(ix, m, sizeof *ix, cmp_inherited);
     /* The keys need a NUL the inherited strings do not have there: one
      * buffer holds them all, rather than a copy per variable. */
     size_t kbytes = 0;

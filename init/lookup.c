@@ -63,6 +63,6 @@ int command_lookup(const char *name, const char *path_env, char **out)
     }
     if (!err)
         return 0;
-    log_error("cannot run '%s': %s", name, errstr(err));
+    log_error("cannot run '%s': %s", name, strerror(err));
     return err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }

@@ -196,7 +196,7 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
         else if (r == -EINVAL)
             diag(d, DIAG_ERROR, p->path, 0, "not a regular file (a FIFO or device is not read)");
         else
-            diag(d, DIAG_ERROR, p->path, 0, "cannot read profile: %s", errstr(-r));
+            diag(d, DIAG_ERROR, p->path, 0, "cannot read profile: %s", strerror(-r));
         return 1;
     }
     return profile_parse(p, p->text, len, d, check, ctx);

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <link.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -47,6 +48,6 @@ void relro_seal(void)
         uintptr_t start = (base + ph[i].p_vaddr) & ~(page - 1);
         uintptr_t end = (base + ph[i].p_vaddr + ph[i].p_memsz) & ~(page - 1);
         if (end > start && mprotect((void *)start, end - start, PROT_READ) < 0)
-            die(1, "cannot make the relocated data read-only: %s", errstr(errno));
+            die(1, "cannot make the relocated data read-only: %s", strerror(errno));
     }
 }

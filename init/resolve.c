@@ -37,7 +37,7 @@ unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o)
         int e = known_names_from_lib(&r->known, o->nccl_lib);
         if (e < 0)
             die(EXIT_USAGE, "--nccl-lib %s: %s", o->nccl_lib,
-                e == -ENOENT ? "no NCCL_* names in it" : errstr(-e));
+                e == -ENOENT ? "no NCCL_* names in it" : strerror(-e));
         log_debug("%zu NCCL_* names from %s", r->known.n, o->nccl_lib);
     }
     r->profiles = xmalloc(o->nprofiles * sizeof *r->profiles);

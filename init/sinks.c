@@ -82,7 +82,7 @@ static void failed(struct sink_report *r, const char *sink, const char *path, co
 {
     struct buf why = { 0 };
     buf_printf(&why, "%s%s%s", step ? step : "", step ? ": " : "",
-               err == ELOOP ? "refusing to write through a symlink" : errstr(err));
+               err == ELOOP ? "refusing to write through a symlink" : strerror(err));
     log_warn("sink %s: %s: %s; skipped", sink, path, why.data);
     result(r, sink, path, "failed")->reason = why.data;
     r->failures++;
@@ -444,7 +444,7 @@ void record_state_commit(struct record_state *rs, pid_t child)
     if (t.why.kind != REFUSED_NOTHING)
         refusal_text(&w, t.path, &t.why);
     else
-        buf_printf(&w, "%s: %s", t.step, errstr(-e));
+        buf_printf(&w, "%s: %s", t.step, strerror(-e));
     log_warn("sink record: %s: %s; skipped", rs->path, why);
 }
 

@@ -22,7 +22,7 @@ _Noreturn void spawn_exec(const struct child_spec *c)
     if (caps_apply(c->caps) < 0)
         _exit(EXIT_CANNOT_RUN);
     if (c->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-        log_error("cannot set no_new_privs: %s", errstr(errno));
+        log_error("cannot set no_new_privs: %s", strerror(errno));
         _exit(EXIT_CANNOT_RUN);
     }
     /* The canonical environment; the path was found in its PATH before
@@ -35,6 +35,6 @@ _Noreturn void spawn_exec(const struct child_spec *c)
     signals_restore(c->sig);
     execvpe(c->path, c->argv, c->envp);
     int e = errno;
-    log_error("cannot run '%s': %s", c->argv[0], errstr(e));
+    log_error("cannot run '%s': %s", c->argv[0], strerror(e));
     _exit(e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN);
 }

@@ -112,7 +112,7 @@ static void stop_rest(struct state *st, const struct stop_policy *p)
     tree_signal(SIGCONT, &f);
     st->rest_told = true;
     if (n < 0)
-        log_warn("cannot read /proc: %s; %s", errstr(e),
+        log_warn("cannot read /proc: %s; %s", strerror(e),
                  st->self == 1 && !f.skip_pgid ? "SIGTERM went to every process through kill(-1)"
                                                : "the rest of the tree gets no SIGTERM");
     else
@@ -210,7 +210,7 @@ static enum reaped reap(struct state *st)
             if (errno == EINTR)
                 continue;
             if (errno != ECHILD)
-                log_warn("waitpid: %s", errstr(errno));
+                log_warn("waitpid: %s", strerror(errno));
             return errno == ECHILD ? TREE_EMPTY : CHILDREN_LEFT;
         }
         if (pid == 0)
@@ -251,7 +251,7 @@ static void on_clock(struct state *st)
 static void survive(const char *what, int err, int *logged)
 {
     if (*logged != err)
-        log_error("%s: %s; still supervising", what, errstr(err));
+        log_error("%s: %s; still supervising", what, strerror(err));
     *logged = err;
     struct timespec ts = { 0, 10 * 1000000 };
     nanosleep(&ts, NULL);
@@ -283,7 +283,7 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     int sfd = signalfd(-1, &c->sig->taken, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0)
-        die(EXIT_CANNOT_RUN, "signalfd: %s", errstr(errno));
+        die(EXIT_CANNOT_RUN, "signalfd: %s", strerror(errno));
     /* vfork, not fork: the child borrows the init's memory until its exec,
      * so no page table is copied and the init takes no copy-on-write fault
      * afterwards; on the VMs measured that is a fifth of the start-up
@@ -295,7 +295,7 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
      * exec'd or exited. The signalfd is close-on-exec. */
     pid_t pid = vfork();
     if (pid < 0)
-        die(EXIT_CANNOT_RUN, "fork: %s", errstr(errno));
+        die(EXIT_CANNOT_RUN, "fork: %s", strerror(errno));
     if (pid == 0)
         spawn_exec(c);
     /* From here on: no exit, no allocation (see the top of this file). */
@@ -303,7 +303,7 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
         c->started(pid, c->ctx);
     /* The init outlives everything; it must not keep a mount busy. */
     if (chdir("/") < 0)
-        log_debug("chdir /: %s", errstr(errno));
+        log_debug("chdir /: %s", strerror(errno));
 
     struct state st = { .self = getpid(), .child = pid, .phase = RUNNING };
     bool more = false;
