@@ -1,25 +1,14 @@
 #include "tree.h"
 
+#include "proc_scan.h"
 #include "procfs.h"
-#include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <stdint.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* A chain of parents longer than this is a pid-reuse loop, not a tree. */
 #define MAX_DEPTH 4096
-
-struct linux_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
 
 /* Reserved at load time, so that a walk during a stop allocates nothing
  * (opendir would malloc its own buffer). */
@@ -53,58 +42,26 @@ static bool wanted(const struct proc_stat *st, pid_t self, const struct tree_fil
     return self == 1 || descends(st->ppid, self);
 }
 
-/* /proc, when it is the procfs of our own PID namespace: "self" names our
- * pid. A tmpfs over /proc has no "self"; a procfs of another namespace
- * names another pid, and its numbers are not ours to signal. */
-static int open_proc(pid_t self)
-{
-    int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    char link[24];
-    ssize_t n = readlinkat(fd, "self", link, sizeof link - 1);
-    long long pid = 0;
-    if (n > 0) {
-        link[n] = '\0';
-        parse_c_integer(link, &pid);
-    }
-    if (pid != self) {
-        close(fd);
-        errno = n > 0 ? EXDEV : ENOENT;
-        return -1;
-    }
-    return fd;
-}
-
 long tree_signal(int sig, const struct tree_filter *f)
 {
     pid_t self = getpid();
-    int fd = open_proc(self);
-    if (fd < 0) {
-        int e = errno;
+    /* Only our own namespace's /proc: the numbers of another are not ours
+     * to signal. */
+    struct proc_scan scan;
+    int err = proc_scan_open(&scan, dents, sizeof dents, true);
+    if (err < 0) {
         if (self == 1 && !(f && f->skip_pgid))
             kill(-1, sig);
-        errno = e;
+        errno = -err;
         return -1;
     }
     long count = 0;
-    for (;;) {
-        long n = syscall(SYS_getdents64, fd, dents, sizeof dents);
-        if (n <= 0)
-            break;
-        for (long off = 0; off < n;) {
-            struct linux_dirent64 *e = (struct linux_dirent64 *)(dents + off);
-            off += e->d_reclen;
-            long long pid;
-            struct proc_stat st;
-            if (e->d_name[0] < '1' || e->d_name[0] > '9' || !parse_c_integer(e->d_name, &pid) ||
-                pid == self || !proc_stat_read((pid_t)pid, &st) || !wanted(&st, self, f))
-                continue;
-            if (kill((pid_t)pid, sig) == 0)
-                count++;
-        }
+    for (pid_t pid; (pid = proc_scan_next(&scan));) {
+        struct proc_stat st;
+        if (proc_stat_read(pid, &st) && wanted(&st, self, f) && kill(pid, sig) == 0)
+            count++;
     }
-    close(fd);
+    proc_scan_close(&scan);
     if (sig == SIGKILL && self == 1)
         kill(-1, SIGKILL);
     return count;

@@ -1,6 +1,7 @@
 #include "verify.h"
 
 #include "log.h"
+#include "proc_scan.h"
 #include "procfs.h"
 #include "sink_formats.h"
 #include "util.h"
@@ -85,6 +86,7 @@ struct records {
     const char *suffix; /* "/run/nccl-init/profile.env" */
 };
 
+/* A process as the walk of /proc found it. */
 struct proc {
     pid_t pid, ppid;
     char state;
@@ -109,12 +111,18 @@ static int proc_file(pid_t pid, const char *name, size_t max, char **text, size_
     return read_file(path, max, text, len);
 }
 
+/* A zombie, or dying: nothing left to check. */
+static bool exited(char state)
+{
+    return state == 'Z' || state == 'X';
+}
+
 /* The process has exited (or is exiting) since the walk of /proc: not an
  * error, it simply is no longer there to check. */
 static bool gone(pid_t pid)
 {
     struct proc_stat st;
-    return !proc_stat_read(pid, &st) || st.state == 'Z' || st.state == 'X';
+    return !proc_stat_read(pid, &st) || exited(st.state);
 }
 
 static bool read_proc(pid_t pid, struct proc *p)
@@ -230,50 +238,6 @@ static int held_record(pid_t pid, struct records *rs)
     return found >= 0 ? found : err ? -err : -1;
 }
 
-/* For a terminal: every control byte (C0, DEL, and C1 as UTF-8) and every
- * byte that is not UTF-8 as \xNN, a backslash as \\; the rest as is. No
- * value can move the cursor, change colours or forge a line. */
-static void text_escaped(struct buf *b, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        size_t l = utf8_seq_len(p + i, n - i);
-        bool c1 = l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
-        if (l == 0 || c1 || p[i] < 0x20 || p[i] == 0x7f) {
-            for (size_t k = 0; k < (l ? l : 1); k++)
-                buf_printf(b, "\\x%02x", p[i + k]);
-            i += l ? l : 1;
-        } else if (p[i] == '\\') {
-            buf_str(b, "\\\\");
-            i++;
-        } else {
-            buf_add(b, p + i, l);
-            i += l;
-        }
-    }
-}
-
-/* text_escaped, then padded with spaces to width columns. */
-static void text_cell(struct buf *b, const char *s, size_t width)
-{
-    size_t at = b->len;
-    text_escaped(b, s);
-    for (size_t w = b->len - at; w < width; w++)
-        buf_str(b, " ");
-}
-
-/* Ends a table row: no padding after the last column. */
-static void end_row(struct buf *b)
-{
-    while (b->len && b->data[b->len - 1] == ' ')
-        b->len--;
-    buf_str(b, "\n");
-}
-
-enum { VIA_ENV, VIA_SITE, VIA_CONF, VIA_MISSING, VIA_CONFLICT };
-static const char *const via_names[] = { "env", "site", "nccl.conf", "MISSING", "CONFLICT" };
-
 /* Why a process could not be verified: a short reason for the table and
  * JSON, and what exactly failed. */
 struct unverified {
@@ -294,14 +258,6 @@ static void cannot_read(struct unverified *u, pid_t pid, const char *what, const
                               : "larger than 1 MiB");
 }
 
-/* The conf file NCCL reads before /etc/nccl.conf in this process
- * (src/misc/param.cc initEnvFunc): $NCCL_CONF_FILE when set and not empty,
- * else ~/.nccl.conf with the home of its real uid in the password database
- * (its root's /etc/passwd, else ours), not $HOME. *name: the path as NCCL
- * sees it (cut at 1023 bytes, as NCCL's snprintf does), empty when there
- * is none. Read through /proc/PID/root, or /proc/PID/cwd when relative.
- * Missing, a directory or not a regular file (/dev/null): nothing, as for
- * NCCL. There but unreadable: *u says why. */
 /* The digits at s, as a number; *end after them. */
 static long long decimal(char *s, char **end)
 {
@@ -311,6 +267,14 @@ static long long decimal(char *s, char **end)
     return v;
 }
 
+/* The conf file NCCL reads before /etc/nccl.conf in this process
+ * (src/misc/param.cc initEnvFunc): $NCCL_CONF_FILE when set and not empty,
+ * else ~/.nccl.conf with the home of its real uid in the password database
+ * (its root's /etc/passwd, else ours), not $HOME. *name: the path as NCCL
+ * sees it (cut at 1023 bytes, as NCCL's snprintf does), empty when there
+ * is none. Read through /proc/PID/root, or /proc/PID/cwd when relative.
+ * Missing, a directory or not a regular file (/dev/null): nothing, as for
+ * NCCL. There but unreadable: *u says why. */
 static void user_conf(pid_t pid, const char *env, size_t len, struct set *s, struct buf *name,
                       struct unverified *u)
 {
@@ -353,24 +317,35 @@ static void user_conf(pid_t pid, const char *env, size_t len, struct set *s, str
         cannot_read(u, pid, "NCCL conf file", strchr(path.data + 6, '/') + 1, -e);
 }
 
-int verify(const struct verify_options *o)
+/* The resolved set, from the record nccl-init wrote: the first of recs,
+ * and r's digest, profile and keys. */
+static void read_resolved(const char *root, struct set *want, struct records *recs,
+                          struct verify_report *r)
 {
-    const char *root = o->root ? o->root : "";
     struct buf path = { 0 };
-    struct set want = { 0 }, conf = { 0 };
     buf_printf(&path, "%s" NCCL_INIT_RECORD, root);
-    read_pairs(&want, path.data, false);
-    if (!want.n)
+    read_pairs(want, path.data, false);
+    if (!want->n)
         die(EXIT_USAGE, "verify: no resolved set in %s (is nccl-init running here?)", path.data);
-    const char *digest = lookup(&want, "NCCL_INIT_DIGEST");
-    struct records recs = { .suffix = NCCL_INIT_RECORD };
-    struct stat rst;
-    if (stat(path.data, &rst) == 0) {
-        grow((void **)&recs.v, &recs.cap, 1, sizeof *recs.v);
-        recs.v[recs.n++] = (struct record){ rst.st_dev, rst.st_ino, want, digest };
-        recs.owner = rst.st_uid;
+    r->digest = lookup(want, "NCCL_INIT_DIGEST");
+    r->profile = lookup(want, "NCCL_INIT_PROFILE");
+    struct stat st;
+    if (stat(path.data, &st) == 0) {
+        grow((void **)&recs->v, &recs->cap, 1, sizeof *recs->v);
+        recs->v[recs->n++] = (struct record){ st.st_dev, st.st_ino, *want, r->digest };
+        recs->owner = st.st_uid;
     }
-    path.len = 0;
+    buf_free(&path);
+    r->keys = xmalloc(want->n * sizeof *r->keys);
+    for (size_t k = 0; k < want->n; k++)
+        if (strncmp(want->v[k].key, "NCCL_INIT_", 10) != 0)
+            r->keys[r->nkeys++] = (struct verify_key){ want->v[k].key, want->v[k].value };
+}
+
+/* nccl-init's child, from its state file; 0 when unknown. */
+static pid_t read_child(const char *root)
+{
+    struct buf path = { 0 };
     buf_printf(&path, "%s/run/nccl-init/state.json", root);
     char *state;
     size_t len;
@@ -382,268 +357,249 @@ int verify(const struct verify_options *o)
             child = (pid_t)v;
         free(state);
     }
-    path.len = 0;
-    buf_printf(&path, "%s/etc/nccl.conf", root);
-    read_pairs(&conf, path.data, true);
+    buf_free(&path);
+    return child;
+}
 
-    /* Every process, to know the tree; then the ones that matter. */
+/* Every process but ours, by pid: the parent links make the tree. */
+static struct proc *read_procs(size_t *n)
+{
+    static char dents[4096] __attribute__((aligned(8))); /* one scan per run */
+    struct proc_scan scan;
     struct proc *procs = NULL;
-    size_t n = 0, cap = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        long long pid;
-        if (e->d_name[0] < '1' || e->d_name[0] > '9' || !parse_c_integer(e->d_name, &pid) ||
-            pid == getpid())
-            continue;
-        grow((void **)&procs, &cap, n + 1, sizeof *procs);
-        if (read_proc((pid_t)pid, &procs[n]))
-            n++;
+    size_t cap = 0;
+    *n = 0;
+    /* /proc is the caller's, whichever namespace it is */
+    if (proc_scan_open(&scan, dents, sizeof dents, false) == 0) {
+        for (pid_t pid; (pid = proc_scan_next(&scan));) {
+            grow((void **)&procs, &cap, *n + 1, sizeof *procs);
+            if (read_proc(pid, &procs[*n]))
+                ++*n;
+        }
+        proc_scan_close(&scan);
     }
-    if (d)
-        closedir(d);
-    sort(procs, n, sizeof *procs, cmp_pid);
-    struct buf notes = { 0 };
-    for (size_t k = 0; k < o->npids; k++) {
-        struct proc key = { .pid = o->pids[k] };
-        if (!bsearch(&key, procs, n, sizeof *procs, cmp_pid))
-            buf_printf(&notes, "pid %d: no such process\n", (int)o->pids[k]);
+    sort(procs, *n, sizeof *procs, cmp_pid);
+    return procs;
+}
+
+static struct proc *find_proc(struct proc *procs, size_t n, pid_t pid)
+{
+    struct proc key = { .pid = pid };
+    return bsearch(&key, procs, n, sizeof *procs, cmp_pid);
+}
+
+/* Whether p is nccl-init's child or descends from it. */
+static bool in_tree(const struct proc *p, struct proc *procs, size_t n, pid_t child)
+{
+    for (size_t hops = 0; p && hops < n; hops++) {
+        if (child && p->pid == child)
+            return true;
+        p = find_proc(procs, n, p->ppid);
     }
-    struct buf unread = { 0 };
-    unsigned outside = 0; /* processes outside the tree whose map is unreadable */
+    return false;
+}
+
+static bool named(const struct verify_options *o, pid_t pid)
+{
+    for (size_t k = 0; k < o->npids; k++)
+        if (o->pids[k] == pid)
+            return true;
+    return false;
+}
+
+static struct verify_row *add_row(struct verify_report *r, enum verify_row_kind kind, pid_t pid)
+{
+    grow((void **)&r->rows, &r->cap, r->nrows + 1, sizeof *r->rows);
+    struct verify_row *w = &r->rows[r->nrows++];
+    *w = (struct verify_row){ .kind = kind, .pid = pid };
+    return w;
+}
+
+/* The row of a process that was checked (or that could not be). */
+static struct verify_row *add_proc_row(struct verify_report *r, enum verify_row_kind kind,
+                                       const struct proc *p)
+{
+    struct verify_row *w = add_row(r, kind, p->pid);
+    memcpy(w->comm, p->comm, sizeof w->comm);
+    w->python = p->python;
+    w->nccl = p->nccl;
+    r->checked++;
+    return w;
+}
+
+/* Which processes to check: the options name them, or else those that
+ * have NCCL mapped and the Python interpreters in nccl-init's tree. Adds
+ * the rows of those that cannot be checked. */
+static void select_procs(const struct verify_options *o, struct proc *procs, size_t n,
+                         pid_t child, struct verify_report *r)
+{
     for (size_t i = 0; i < n; i++) {
         struct proc *p = &procs[i];
-        bool below = false, listed = false; /* below: a descendant of nccl-init's child */
-        const struct proc *a = p;
-        for (size_t hops = 0; a && hops < n && !below; hops++) {
-            below = child && a->pid == child;
-            struct proc key = { .pid = a->ppid };
-            a = bsearch(&key, procs, n, sizeof *procs, cmp_pid);
-        }
-        for (size_t k = 0; k < o->npids; k++)
-            listed = listed || o->pids[k] == p->pid;
+        bool listed = named(o, p->pid), below = in_tree(p, procs, n, child);
         p->wanted = o->all || (o->npids ? listed : p->nccl || (p->python && below));
         /* Without --pid or --all, a process whose map cannot be read may
          * have NCCL loaded. In nccl-init's tree it counts as not verified;
          * outside it (a host's or another user's process) it is named in a
          * note, and the exit status is the tree's. */
         bool unknown = !p->wanted && !o->all && !o->npids && p->maps_err &&
-                       p->maps_err != ENOENT && p->maps_err != ESRCH &&
-                       p->state != 'Z' && p->state != 'X';
+                       p->maps_err != ENOENT && p->maps_err != ESRCH && !exited(p->state);
         p->unknown = unknown && below;
         p->wanted = p->wanted || p->unknown;
         if (unknown && !below) {
-            if (outside++ < 10)
-                buf_printf(&unread, "%s%d", outside > 1 ? ", " : "", (int)p->pid);
-            else if (outside == 11)
-                buf_str(&unread, ", ...");
+            add_row(r, ROW_OUTSIDE, p->pid);
+            r->outside++;
         }
         /* An exited process that is not yet reaped has nothing to check. */
-        if (p->state == 'Z' || p->state == 'X') {
+        if (exited(p->state)) {
             if (listed)
-                buf_printf(&notes, "pid %d: has exited\n", (int)p->pid);
+                add_row(r, ROW_EXITED, p->pid);
             p->wanted = false;
         }
     }
+}
 
-    struct buf out = { 0 }, cell = { 0 };
-    unsigned checked = 0, good = 0, unreadable = 0;
-    if (o->json) {
-        buf_str(&out, "{\n  \"digest\": ");
-        json_string(&out, digest ? digest : "");
-        buf_str(&out, ",\n  \"processes\": [");
+/* What decides a process's values besides the resolved set. */
+struct evidence {
+    char *env; /* its exec-time environment */
+    size_t len;
+    int held;         /* the record its site hook holds (index in recs); -1: none */
+    struct set user;  /* the user's conf file, when a key needs it */
+    struct buf uname; /* that file's name */
+};
+
+/* Reads p's evidence, or in *u what could not be read. false: p has
+ * exited meanwhile, and there is nothing to check. */
+static bool gather(const struct proc *p, const struct verify_report *r, struct records *recs,
+                   struct evidence *ev, struct unverified *u)
+{
+    if (p->unknown) {
+        cannot_read(u, p->pid, "memory map, to tell whether it loaded NCCL", "maps", p->maps_err);
+        return !gone(p->pid);
+    }
+    int err = proc_file(p->pid, "environ", ENVIRON_MAX, &ev->env, &ev->len);
+    /* An exiting process reads as an empty environment. */
+    if (((err == 0 && ev->len == 0) || err == -ENOENT || err == -ESRCH) && gone(p->pid))
+        return false;
+    if (err < 0) {
+        cannot_read(u, p->pid, "environment", "environ", -err);
+        return true;
+    }
+    /* The site hook sets exactly the keys absent from the exec-time
+     * environment: look for its record only when one is absent. The
+     * user's conf file matters for a key that the record lacks too. */
+    bool looked = false;
+    for (size_t k = 0; k < r->nkeys; k++) {
+        const char *key = r->keys[k].name;
+        if (env_of(ev->env, ev->len, key))
+            continue;
+        if (!looked) {
+            looked = true;
+            ev->held = held_record(p->pid, recs);
+            if (ev->held < -1) {
+                if (gone(p->pid))
+                    return false;
+                cannot_read(u, p->pid, "open descriptors", "fd", -ev->held);
+                return true;
+            }
+        }
+        if (ev->held >= 0 && lookup(&recs->v[ev->held].pairs, key))
+            continue;
+        user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
+        return !(u->reason && gone(p->pid));
+    }
+    return true;
+}
+
+/* How key reaches the process: the first of its environment, the site
+ * hook's record, the user's conf file and /etc/nccl.conf that has it. */
+static struct verify_value value_of(const struct verify_key *key, const struct evidence *ev,
+                                    const struct record *rec, const struct set *conf)
+{
+    const char *sv = rec ? lookup(&rec->pairs, key->name) : NULL;
+    /* The hook carries only values that are valid UTF-8. */
+    if (sv && !utf8_valid(sv, strlen(sv)))
+        sv = NULL;
+    struct verify_value v = { FROM_NONE, false, NULL };
+    const char *have;
+    if ((have = env_of(ev->env, ev->len, key->name)))
+        v.from = FROM_ENV;
+    else if ((have = sv))
+        v.from = FROM_SITE;
+    else if ((have = lookup(&ev->user, key->name)))
+        v.from = FROM_USER_CONF;
+    else if (strncmp(key->name, "NCCL_", 5) == 0 && (have = lookup(conf, key->name)))
+        v.from = FROM_CONF;
+    if (have) {
+        v.have = xstrdup(have);
+        v.same = strcmp(have, key->value) == 0;
+    }
+    return v;
+}
+
+/* Checks p and adds its row: checked, or not verified. One that exited
+ * meanwhile has a row only when the user named processes (--pid). */
+static void check(const struct proc *p, bool named_pids, struct records *recs,
+                  const struct set *conf, struct verify_report *r)
+{
+    struct evidence ev = { .held = -1 };
+    struct unverified u = { NULL, { 0 } };
+    if (!gather(p, r, recs, &ev, &u)) {
+        if (named_pids)
+            add_row(r, ROW_EXITED, p->pid);
+        buf_free(&u.detail);
+    } else if (u.reason) {
+        struct verify_row *w = add_proc_row(r, ROW_UNVERIFIED, p);
+        w->reason = u.reason;
+        w->detail = u.detail.data;
+        r->unverified++;
     } else {
-        buf_printf(&out, "%-7s %-15s", "PID", "COMMAND");
-        for (size_t k = 0; k < want.n; k++)
-            if (strncmp(want.v[k].key, "NCCL_INIT_", 10) != 0) {
-                const char *key = want.v[k].key;
-                cell.len = 0;
-                buf_printf(&cell, "%.10s", key + (strncmp(key, "NCCL_", 5) ? 0 : 5));
-                buf_str(&out, " ");
-                text_cell(&out, cell.data, 10);
-            }
-        end_row(&out);
+        struct verify_row *w = add_proc_row(r, ROW_CHECKED, p);
+        const struct record *rec = ev.held >= 0 ? &recs->v[ev.held] : NULL;
+        w->site_digest = rec ? rec->digest : NULL;
+        w->conf_file = ev.uname.data;
+        w->values = xmalloc(r->nkeys * sizeof *w->values);
+        w->ok = true;
+        for (size_t k = 0; k < r->nkeys; k++) {
+            w->values[k] = value_of(&r->keys[k], &ev, rec, conf);
+            w->ok = w->ok && w->values[k].from && w->values[k].same;
+        }
+        r->good += w->ok;
     }
-    for (size_t i = 0; i < n; i++) {
-        struct proc *p = &procs[i];
-        if (!p->wanted)
-            continue;
-        struct unverified u = { NULL, { 0 } };
-        char *env = NULL;
-        int held = -1;
-        bool vanished = false;
-        if (p->unknown) {
-            vanished = gone(p->pid);
-            cannot_read(&u, p->pid, "memory map, to tell whether it loaded NCCL", "maps",
-                        p->maps_err);
-        } else {
-            int err = proc_file(p->pid, "environ", ENVIRON_MAX, &env, &len);
-            /* An exiting process reads as an empty environment. */
-            if ((err == 0 && len == 0) || err == -ENOENT || err == -ESRCH)
-                vanished = gone(p->pid);
-            if (err < 0)
-                cannot_read(&u, p->pid, "environment", "environ", -err);
-        }
-        /* The site hook sets exactly the keys absent from the exec-time
-         * environment: look for its record only when one is absent. The
-         * user's conf file matters for a key that the record lacks too. */
-        struct set user = { 0 };
-        struct buf uname = { 0 };
-        bool looked = false;
-        for (size_t k = 0; !vanished && !u.reason && k < want.n; k++) {
-            const char *key = want.v[k].key;
-            if (strncmp(key, "NCCL_INIT_", 10) == 0 || env_of(env, len, key))
-                continue;
-            if (!looked) {
-                looked = true;
-                held = held_record(p->pid, &recs);
-                if (held < -1 && !(vanished = gone(p->pid)))
-                    cannot_read(&u, p->pid, "open descriptors", "fd", -held);
-            }
-            if (held < -1 || (held >= 0 && lookup(&recs.v[held].pairs, key)))
-                continue;
-            user_conf(p->pid, env, len, &user, &uname, &u);
-            vanished = u.reason && gone(p->pid);
-            break;
-        }
-        if (vanished) {
-            if (o->npids)
-                buf_printf(&notes, "pid %d: has exited\n", (int)p->pid);
-            buf_free(&u.detail);
-            free(env);
-            continue;
-        }
-        checked++;
-        bool ok = true;
-        if (o->json) {
-            buf_printf(&out, "%s\n    {\"pid\": %d, \"command\": ", checked > 1 ? "," : "",
-                       (int)p->pid);
-            json_string(&out, p->comm);
-            buf_printf(&out, ", \"python\": %s, \"nccl\": %s", p->python ? "true" : "false",
-                       p->nccl ? "true" : "false");
-        } else {
-            buf_printf(&out, "%-7d ", (int)p->pid);
-            text_cell(&out, p->comm, 15);
-        }
-        if (u.reason) {
-            unreadable++;
-            if (o->json) {
-                buf_str(&out, ", \"verified\": false, \"reason\": ");
-                json_string(&out, u.reason);
-                buf_str(&out, ", \"detail\": ");
-                json_string(&out, u.detail.data);
-                buf_str(&out, ", \"ok\": false}");
-            } else {
-                buf_printf(&out, " not verified: %s", u.reason);
-                end_row(&out);
-                buf_printf(&notes, "pid %d: not verified: %s\n", (int)p->pid, u.detail.data);
-            }
-            buf_free(&u.detail);
-            free(env);
-            continue;
-        }
-        const struct record *rec = held >= 0 ? &recs.v[held] : NULL;
-        if (o->json) {
-            buf_str(&out, ", \"verified\": true, \"site_digest\": ");
-            if (rec && rec->digest)
-                json_string(&out, rec->digest);
-            else
-                buf_str(&out, "null");
-            buf_str(&out, ", \"variables\": {");
-        }
-        unsigned shown = 0;
-        for (size_t k = 0; k < want.n; k++) {
-            const char *key = want.v[k].key, *wv = want.v[k].value, *have = NULL;
-            if (strncmp(key, "NCCL_INIT_", 10) == 0)
-                continue;
-            int via = VIA_MISSING;
-            const char *ev = env_of(env, len, key);
-            const char *sv = rec ? lookup(&rec->pairs, key) : NULL;
-            /* NCCL reads the user's file first; the first file with a key wins */
-            const char *uv = lookup(&user, key);
-            const char *cv = uv                             ? uv
-                             : strncmp(key, "NCCL_", 5) == 0 ? lookup(&conf, key)
-                                                             : NULL;
-            /* The hook carries only values that are valid UTF-8. */
-            if (sv && !utf8_valid(sv, strlen(sv)))
-                sv = NULL;
-            if (ev) {
-                via = strcmp(ev, wv) == 0 ? VIA_ENV : VIA_CONFLICT;
-                have = ev;
-            } else if (sv) {
-                via = strcmp(sv, wv) == 0 ? VIA_SITE : VIA_CONFLICT;
-                have = sv;
-            } else if (cv) {
-                via = strcmp(cv, wv) == 0 ? VIA_CONF : VIA_CONFLICT;
-                have = cv;
-            }
-            ok = ok && via < VIA_MISSING;
-            if (via == VIA_CONFLICT && !o->json) {
-                buf_printf(&notes, "pid %d: ", (int)p->pid);
-                text_escaped(&notes, key);
-                buf_str(&notes, "=");
-                text_escaped(&notes, have);
-                if (!ev && sv) {
-                    cell.len = 0;
-                    buf_printf(&cell, "%.12s", rec->digest ? rec->digest : "?");
-                    buf_str(&notes, " (by the site hook, from an older record, digest ");
-                    text_escaped(&notes, cell.data);
-                    buf_str(&notes, ")");
-                } else if (!ev && uv) {
-                    buf_str(&notes, " (from ");
-                    text_escaped(&notes, uname.data);
-                    buf_str(&notes, ", read before /etc/nccl.conf)");
-                }
-                buf_str(&notes, ", the profile says ");
-                text_escaped(&notes, wv);
-                buf_str(&notes, "\n");
-            }
-            if (o->json) {
-                buf_str(&out, shown++ ? ", " : "");
-                json_string(&out, key);
-                buf_printf(&out, ": {\"via\": \"%s\", \"value\": ", via_names[via]);
-                if (have)
-                    json_string(&out, have);
-                else
-                    buf_str(&out, "null");
-                if (!ev && !sv && uv) {
-                    buf_str(&out, ", \"file\": ");
-                    json_string(&out, uname.data);
-                }
-                buf_str(&out, "}");
-            } else {
-                buf_printf(&out, " %-10s", via_names[via]);
-            }
-        }
-        good += ok;
-        if (o->json)
-            buf_str(&out, ok ? "}, \"ok\": true}" : "}, \"ok\": false}");
-        else
-            end_row(&out);
-        free(env);
-    }
-    if (outside && !o->json)
-        buf_printf(&notes, "not checked: %u process%s outside nccl-init's tree whose memory map "
-                           "cannot be read, to tell whether it loaded NCCL (pid %s)\n",
-                   outside, outside == 1 ? "" : "es", unread.data);
-    const char *profile = lookup(&want, "NCCL_INIT_PROFILE");
-    if (o->json) {
-        buf_printf(&out, "\n  ],\n  \"checked\": %u,\n  \"not_verified\": %u,\n"
-                         "  \"not_checked_outside_tree\": %u,\n  \"ok\": %s\n}\n",
-                   checked, unreadable, outside, good == checked ? "true" : "false");
-    } else {
-        buf_printf(&out, "%s%u process%s checked, %u with every value",
-                   notes.data ? notes.data : "", checked, checked == 1 ? "" : "es", good);
-        if (unreadable)
-            buf_printf(&out, ", %u not verified", unreadable);
-        buf_str(&out, " (profile ");
-        text_escaped(&out, profile ? profile : "?");
-        buf_str(&out, ", digest ");
-        cell.len = 0;
-        buf_printf(&cell, "%.12s", digest ? digest : "?");
-        text_escaped(&out, cell.data);
-        buf_str(&out, ")\n");
-    }
+    free(ev.env);
+}
+
+void verify_collect(struct verify_report *r, const struct verify_options *o)
+{
+    const char *root = o->root ? o->root : "";
+    struct set want = { 0 }, conf = { 0 };
+    struct records recs = { .suffix = NCCL_INIT_RECORD };
+    read_resolved(root, &want, &recs, r);
+    pid_t child = read_child(root);
+    struct buf path = { 0 };
+    buf_printf(&path, "%s/etc/nccl.conf", root);
+    read_pairs(&conf, path.data, true);
+    buf_free(&path);
+
+    size_t n;
+    struct proc *procs = read_procs(&n);
+    for (size_t k = 0; k < o->npids; k++)
+        if (!find_proc(procs, n, o->pids[k]))
+            add_row(r, ROW_NO_SUCH, o->pids[k]);
+    select_procs(o, procs, n, child, r);
+    for (size_t i = 0; i < n; i++)
+        if (procs[i].wanted)
+            check(&procs[i], o->npids > 0, &recs, &conf, r);
+}
+
+int verify(const struct verify_options *o)
+{
+    struct verify_report r = { 0 };
+    verify_collect(&r, o);
+    struct buf out = { 0 };
+    if (o->json)
+        verify_print_json(&out, &r);
+    else
+        verify_print_text(&out, &r);
     write_all(STDOUT_FILENO, out.data, out.len);
-    return good == checked ? 0 : 1;
+    return r.good == r.checked ? 0 : 1;
 }
