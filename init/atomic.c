@@ -31,8 +31,10 @@ void target_close(struct target *t)
     t->dfd = -1;
 }
 
-/* Whether the regular file name in dfd holds exactly data, compared in
- * chunks through a stack buffer. */
+/* Whether the regular file name in dfd, which fstatat found len bytes
+ * long, holds exactly data, compared in chunks through a stack buffer. The
+ * comparison stops at len bytes rather than reading on to the end: a file
+ * that changes in between is a race with or without that read. */
 static bool same_content(int dfd, const char *name, const char *data, size_t len)
 {
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -54,6 +56,8 @@ static bool same_content(int dfd, const char *name, const char *data, size_t len
             break;
         }
         at += (size_t)n;
+        if (at == len)
+            break;
     }
     close(fd);
     return same;
@@ -77,7 +81,7 @@ int target_read(struct target *t, char **data, size_t *len)
         close(fd);
         return -EINVAL;
     }
-    return read_fd(fd, MAX_TARGET, data, len);
+    return read_fd(fd, st.st_size, MAX_TARGET, data, len);
 }
 
 int target_mkdir(struct target *t, mode_t mode)

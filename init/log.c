@@ -57,29 +57,6 @@ void die(int code, const char *fmt, ...)
     exit(code);
 }
 
-/* errno values and texts, one string: the number as a byte, then the text
- * (Linux's numbers; test_util checks them against <errno.h>). */
-static const char errors[] =
-    "\001Operation not permitted\0\002No such file or directory\0\003No such process\0"
-    "\004Interrupted system call\0\005I/O error\0\007Argument list too long\0"
-    "\010Exec format error\0\011Bad file descriptor\0\012No child process\0\013Try again\0"
-    "\014Out of memory\0\015Permission denied\0\016Bad address\0\020Resource busy\0"
-    "\021File exists\0\022Cross-device link\0\024Not a directory\0\025Is a directory\0"
-    "\026Invalid argument\0\030Too many open files\0\032Text file busy\0\033File too large\0"
-    "\034No space left on device\0\036Read-only file system\0\044Filename too long\0"
-    "\046Function not implemented\0\050Symbolic link loop\0\172Quota exceeded\0";
-
-const char *errstr(int err)
-{
-    static char other[24];
-    for (const char *p = errors; *p; p += strlen(p) + 1)
-        if ((unsigned char)p[0] == err)
-            return p + 1;
-    struct buf b = BUF_FIXED(other);
-    buf_printf(&b, "error %d", err);
-    return other;
-}
-
 int log_level_parse(const char *s)
 {
     for (int i = 0; i < (int)(sizeof level_names / sizeof level_names[0]); i++)

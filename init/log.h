@@ -12,10 +12,6 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* The single exit path for fatal errors: logs at error level, exits with code. */
 _Noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* strerror for the errors nccl-init meets, in the C library's words; any
- * other is "error N". musl's strerror table would be 3% of the binary. */
-const char *errstr(int err);
-
 /* Parses "error|warn|info|debug" (or 0..3); returns -1 when unknown. */
 int log_level_parse(const char *s);
 

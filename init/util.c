@@ -236,31 +236,18 @@ int open_regular(const char *path)
     return open_regular_st(path, &st);
 }
 
-static int read_sized(int fd, off_t size, size_t max, char **data, size_t *len);
-
 int read_file(const char *path, size_t max, char **data, size_t *len)
 {
     struct stat st;
     int fd = open_regular_st(path, &st);
-    return fd < 0 ? fd : read_sized(fd, st.st_size, max, data, len);
-}
-
-int read_fd(int fd, size_t max, char **data, size_t *len)
-{
-    struct stat st;
-    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
-        close(fd);
-        return -e;
-    }
-    return read_sized(fd, st.st_size, max, data, len);
+    return fd < 0 ? fd : read_fd(fd, st.st_size, max, data, len);
 }
 
 /* size is what fstat said. /proc and sysfs report 0 or 4096 whatever they
  * hold, so it is a first guess, and the end is a read of 0 bytes, except
  * that a file that gave exactly its stated size (more than 0) is done:
  * that saves a read on every profile at start-up. */
-static int read_sized(int fd, off_t size, size_t max, char **data, size_t *len)
+int read_fd(int fd, off_t size, size_t max, char **data, size_t *len)
 {
     /* Straight into the heap: an init's stack pages count in its RSS. */
     struct buf b = { 0 };

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -64,8 +65,9 @@ int open_regular(const char *path);
  * buffer. Returns 0, or -errno (-EFBIG when larger than max, -EINVAL when
  * not a regular file). */
 int read_file(const char *path, size_t max, char **data, size_t *len);
-/* The same from an open descriptor, which it closes. */
-int read_fd(int fd, size_t max, char **data, size_t *len);
+/* The same from an open descriptor, which it closes; size is what the
+ * caller's fstat said of it (a first guess for /proc and sysfs files). */
+int read_fd(int fd, off_t size, size_t max, char **data, size_t *len);
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
 size_t utf8_seq_len(const unsigned char *s, size_t avail);

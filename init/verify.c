@@ -250,9 +250,9 @@ static void cannot_read(struct unverified *u, pid_t pid, const char *what, const
     bool environ = strcmp(file, "environ") == 0;
     u->reason = e == EACCES || e == EPERM ? "permission denied"
                 : e == EFBIG              ? (environ ? "environment over 32 MiB" : "too large")
-                                          : xstrdup(errstr(e));
+                                          : xstrdup(strerror(e));
     buf_printf(&u->detail, "cannot read its %s (/proc/%d/%s): %s", what, (int)pid, file,
-               e != EFBIG     ? errstr(e)
+               e != EFBIG     ? strerror(e)
                : environ      ? "larger than 32 MiB"
                : *file == 'm' ? "larger than 64 MiB"
                               : "larger than 1 MiB");

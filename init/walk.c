@@ -8,11 +8,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* nccl-init never changes its user: asked once, not once per directory. */
+static uid_t my_euid(void)
+{
+    static uid_t me = (uid_t)-1;
+    if (me == (uid_t)-1)
+        me = geteuid();
+    return me;
+}
+
 /* Whether a directory may hold or lead to a sink (walk.h says which);
  * fills why, with len, when it may not. */
 static bool dir_trusted(const struct stat *st, size_t len, struct refusal *why)
 {
-    uid_t me = geteuid();
+    uid_t me = my_euid();
     *why = (struct refusal){ REFUSED_NOTHING, len, 0 };
     if (S_ISLNK(st->st_mode)) {
         why->kind = REFUSED_SYMLINK;
@@ -50,10 +59,10 @@ static int open_start(const char *path, size_t root_len, size_t *at, struct refu
             return -ENAMETOOLONG;
         memcpy(root, path, root_len);
         root[root_len] = '\0';
-        int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int fd = openat(AT_FDCWD, root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
     }
-    int fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int fd = openat(AT_FDCWD, path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     if (path[0] == '/') {
@@ -96,6 +105,20 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
         memcpy(comp, c, n);
         comp[n] = '\0';
         c += n;
+        /* The file's own directory is opened for real at once: O_NOFOLLOW
+         * refuses a link there, and a directory can be opened without
+         * side effects. Only a failure goes the O_PATH way below, for its
+         * precise refusal ("is a symlink"). */
+        if (c + strspn(c, "/") >= last) {
+            int dfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (dfd >= 0) {
+                int e = check_dir(dfd, (size_t)(c - path), why);
+                close(fd);
+                if (e < 0)
+                    close(dfd);
+                return e < 0 ? e : dfd;
+            }
+        }
         /* O_PATH|O_NOFOLLOW opens a link itself rather than failing, so
          * that the check below can say "is a symlink"; ".." is never one. */
         int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -127,8 +150,8 @@ void refusal_text(struct buf *out, const char *path, const struct refusal *why)
         break;
     case REFUSED_OWNER:
         buf_printf(out, "parent %.*s is owned by uid %lu, not by root", len, path, n);
-        if (geteuid() != 0)
-            buf_printf(out, " or uid %u", (unsigned)geteuid());
+        if (my_euid() != 0)
+            buf_printf(out, " or uid %u", (unsigned)my_euid());
         break;
     case REFUSED_WRITABLE:
         buf_printf(out, "parent %.*s is writable by %s (mode %c%c%c%c)", len, path,
