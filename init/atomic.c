@@ -1,6 +1,8 @@
 #include "atomic.h"
 
-#include "util.h"
+#include "buf.h"
+#include "fileio.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdbool.h>

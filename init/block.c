@@ -1,4 +1,5 @@
 #include "block.h"
+#include "buf.h"
 
 #include <string.h>
 

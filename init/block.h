@@ -5,7 +5,7 @@
 #ifndef NCCL_INIT_BLOCK_H
 #define NCCL_INIT_BLOCK_H
 
-#include "util.h"
+#include "buf.h"
 
 #include <stdbool.h>
 

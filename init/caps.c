@@ -1,7 +1,6 @@
 #include "caps.h"
 
 #include "log.h"
-#include "util.h"
 
 #include <errno.h>
 #include <string.h>

@@ -3,7 +3,9 @@
 #include "log.h"
 #include "signals.h"
 #include "sinks.h"
-#include "util.h"
+#include "fileio.h"
+#include "mem.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>

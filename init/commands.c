@@ -12,6 +12,9 @@
 #include "supervise.h"
 #include "validate.h"
 #include "verify.h"
+#include "buf.h"
+#include "fileio.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdlib.h>

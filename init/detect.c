@@ -1,6 +1,10 @@
 #include "detect.h"
 
 #include "log.h"
+#include "fileio.h"
+#include "mem.h"
+#include "sort.h"
+#include "text.h"
 
 #include <dirent.h>
 #include <errno.h>

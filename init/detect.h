@@ -3,7 +3,7 @@
 #ifndef NCCL_INIT_DETECT_H
 #define NCCL_INIT_DETECT_H
 
-#include "util.h"
+#include "buf.h"
 
 #include <stdbool.h>
 

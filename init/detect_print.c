@@ -1,5 +1,6 @@
 /* detect's report, text or JSON. */
 #include "detect.h"
+#include "text.h"
 
 #include <string.h>
 

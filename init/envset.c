@@ -1,7 +1,9 @@
 #include "envset.h"
 
 #include "digest.h"
-#include "util.h"
+#include "buf.h"
+#include "mem.h"
+#include "sort.h"
 #include "validate.h"
 
 #include <stdlib.h>

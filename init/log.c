@@ -1,7 +1,8 @@
 #include "log.h"
 
 #include <errno.h>
-#include "util.h"
+#include "fileio.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 #include "lookup.h"
 
 #include "log.h"
-#include "util.h"
+#include "buf.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,9 @@
 #include "nccl_lib.h"
 
 #include "nccl_table.h"
-#include "util.h"
+#include "mem.h"
+#include "sort.h"
+#include "text.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 #include "proc_scan.h"
 
-#include "util.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>

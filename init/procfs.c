@@ -1,6 +1,6 @@
 #include "procfs.h"
 
-#include "util.h"
+#include "text.h"
 
 #include <fcntl.h>
 #include <string.h>

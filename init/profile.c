@@ -1,6 +1,8 @@
 #include "profile.h"
 
-#include "util.h"
+#include "fileio.h"
+#include "mem.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 #include "python_find.h"
 
 #include "log.h"
-#include "util.h"
+#include "buf.h"
+#include "fileio.h"
+#include "mem.h"
 
 #include <dirent.h>
 #include <fcntl.h>

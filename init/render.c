@@ -2,6 +2,7 @@
 
 #include "log.h"
 #include "validate.h"
+#include "text.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #define NCCL_INIT_RENDER_H
 
 #include "envset.h"
-#include "util.h"
+#include "buf.h"
 
 #include <stdbool.h>
 

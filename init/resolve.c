@@ -2,7 +2,7 @@
 
 #include "detect.h"
 #include "log.h"
-#include "util.h"
+#include "mem.h"
 #include "validate.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 #include "signals.h"
 
-#include "util.h"
+#include "text.h"
 
 #include <string.h>
 #include <strings.h>

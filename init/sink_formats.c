@@ -1,5 +1,6 @@
 #include "sink_formats.h"
 
+#include "text.h"
 #include "validate.h"
 
 #include <string.h>

@@ -4,7 +4,7 @@
 #define NCCL_INIT_SINK_FORMATS_H
 
 #include "envset.h"
-#include "util.h"
+#include "buf.h"
 
 /* Calls skip(key, why) for each value a format cannot carry exactly; such a
  * value is left out of that sink, never written wrong. */

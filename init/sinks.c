@@ -6,7 +6,9 @@
 #include "python_find.h"
 #include "sink_formats.h"
 #include "render.h"
-#include "util.h"
+#include "fileio.h"
+#include "mem.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #define NCCL_INIT_SINKS_H
 
 #include "envset.h"
-#include "util.h"
+#include "buf.h"
 
 #include <stdbool.h>
 #include <sys/types.h>

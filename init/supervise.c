@@ -19,7 +19,7 @@
 #include "log.h"
 #include "spawn.h"
 #include "tree.h"
-#include "util.h"
+#include "buf.h"
 
 #include <errno.h>
 #include <poll.h>

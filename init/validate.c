@@ -5,7 +5,8 @@
 
 #include "nccl_lib.h"
 #include "nccl_table.h"
-#include "util.h"
+#include "mem.h"
+#include "text.h"
 
 #include <limits.h>
 #include <stdint.h>

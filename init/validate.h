@@ -4,7 +4,7 @@
 
 #include "log.h"
 #include "profile.h"
-#include "util.h"
+#include "buf.h"
 
 #include <stdbool.h>
 

@@ -4,7 +4,10 @@
 #include "proc_scan.h"
 #include "procfs.h"
 #include "sink_formats.h"
-#include "util.h"
+#include "fileio.h"
+#include "mem.h"
+#include "sort.h"
+#include "text.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
 #ifndef NCCL_INIT_VERIFY_H
 #define NCCL_INIT_VERIFY_H
 
-#include "util.h"
+#include "buf.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
 /* verify's report: a table with notes and a summary, or JSON. */
 #include "verify.h"
+#include "text.h"
 
 #include <string.h>
 

@@ -1,4 +1,5 @@
 #include "walk.h"
+#include "buf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 #ifndef NCCL_INIT_WALK_H
 #define NCCL_INIT_WALK_H
 
-#include "util.h"
+#include "buf.h"
 
 #include <stddef.h>
 

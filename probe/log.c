@@ -1,9 +1,10 @@
 /* nccl-probe: init/log.h for the nccl-init sources the probe links
- * (detect.c, util.c), which report through log_msg, errstr and die. Their
+ * (detect.c and its helpers), which report through log_msg and die. Their
  * lines carry the probe's name, not the init's: init/log.c would print
  * "nccl-init:". die is common.c's, shared with the probe's own errors. */
 #include "log.h"
-#include "util.h"
+#include "fileio.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -36,8 +37,3 @@ void log_msg(int level, const char *fmt, ...)
     errno = saved;
 }
 
-/* The C library's words: the probe is not held to the init's size. */
-const char *errstr(int err)
-{
-    return strerror(err);
-}

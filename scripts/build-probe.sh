@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-probe.sh [OUTPUT]: builds nccl-probe (default build/nccl-probe) from
 # probe/*.c and nccl-init's auto.rules engine (init/detect.c, with the
-# init/util.c it uses) with gcc, against the CUDA runtime and libnccl.
+# helpers it uses: mem.c, buf.c, text.c, fileio.c, sort.c) with gcc, against the CUDA runtime and libnccl.
 #
 # CUDA runtime: $CUDA_HOME (default /usr/local/cuda): include/cuda_runtime_api.h,
 #   lib64/ or lib/ or targets/<arch>-linux/lib/ with libcudart.so; else a pip
@@ -18,8 +18,8 @@ cd "$(dirname "$0")/.."
 # detect's engine is linked, not copied: topo and suggest pick what
 # nccl-init detect picks because they run its code. probe/log.c stands in
 # for init/log.c (the probe's name on the lines, the probe's die).
-init_srcs=(init/detect.c init/util.c)
-init_hdrs=(init/detect.h init/util.h init/log.h)
+init_srcs=(init/detect.c init/mem.c init/buf.c init/text.c init/fileio.c init/sort.c)
+init_hdrs=(init/detect.h init/mem.h init/buf.h init/text.h init/fileio.h init/sort.h init/log.h)
 srcs=(probe/*.c "${init_srcs[@]}")
 out=${1:-build/nccl-probe}
 cuda=${CUDA_HOME:-/usr/local/cuda}

@@ -22,7 +22,8 @@
 #include "profile.h"
 #include "render.h"
 #include "sink_formats.h"
-#include "util.h"
+#include "mem.h"
+#include "text.h"
 #include "validate.h"
 
 #include <elf.h>

@@ -14,7 +14,11 @@
 #include <unistd.h>
 
 #include "profile.h"
-#include "util.h"
+#include "buf.h"
+#include "fileio.h"
+#include "mem.h"
+#include "sort.h"
+#include "text.h"
 
 static FILE *capture_file;
 static int capture_saved = -1;

@@ -100,17 +100,27 @@ static void blocks_crlf(void **state)
     assert_true(block_only(only, strlen(only)));
 }
 
-/* An envset whose resolved set is the given KEY=VALUE pairs. */
+/* An envset whose resolved set is the given KEY=VALUE pairs. As
+ * envset_compose does, the set borrows the values (from kv) and keeps its
+ * keys in one buffer of its own, which envset_free gives back. */
 static void make_set(struct envset *s, const char *const *kv, size_t n)
 {
     memset(s, 0, sizeof *s);
     s->v = calloc(n, sizeof *s->v);
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += strlen(kv[i]) + 1;
+    char *k = s->keys = malloc(bytes);
     for (size_t i = 0; i < n; i++) {
         const char *eq = strchr(kv[i], '=');
-        s->v[i].key = strndup(kv[i], (size_t)(eq - kv[i]));
-        s->v[i].value = strdup(eq + 1);
+        size_t kl = (size_t)(eq - kv[i]);
+        memcpy(k, kv[i], kl);
+        k[kl] = '\0';
+        s->v[i].key = k;
+        s->v[i].value = eq + 1;
         s->v[i].resolved = true;
         s->v[i].source = SRC_PROFILE;
+        k += kl + 1;
     }
     s->n = n;
 }

@@ -1,0 +1,25 @@
+/* A growable byte buffer, the one way text is built. */
+#ifndef NCCL_INIT_BUF_H
+#define NCCL_INIT_BUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A growable byte buffer, or, with fixed set, a caller's array that
+ * truncates instead of growing (for logging without allocating). data is
+ * always NUL-terminated once anything was added. */
+struct buf {
+    char *data;
+    size_t len, cap;
+    bool fixed;
+};
+#define BUF_FIXED(arr) ((struct buf){ (arr), 0, sizeof(arr), true })
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_str(struct buf *b, const char *s);
+/* printf into the buffer (vsnprintf underneath); a fixed buffer truncates. */
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void buf_free(struct buf *b);
+
+#endif

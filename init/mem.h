@@ -1,0 +1,17 @@
+/* Allocation that cannot fail: an init that runs out of memory at
+ * start-up says so and exits (1), before anything was started. */
+#ifndef NCCL_INIT_MEM_H
+#define NCCL_INIT_MEM_H
+
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Grows *v (of element size sz) so that it holds at least need elements. */
+void grow(void **v, size_t *cap, size_t need, size_t sz);
+
+#endif

@@ -1,0 +1,17 @@
+/* The one sort. */
+#ifndef NCCL_INIT_SORT_H
+#define NCCL_INIT_SORT_H
+
+#include <stddef.h>
+
+/* A stable merge sort with qsort's interface: no allocation for up to 2 KiB
+ * of items, and linear on input already in order.
+ *
+ * Stable order matters in one place: the inherited environment, where
+ * copies of one key must stay in their order so that the last one wins
+ * (envset.c). The other callers sort unique keys (sorted variables, PCI
+ * bus ids, NCCL names, pids), where any sort would do; they use this one
+ * too because musl's qsort would add 1.7 KB to a binary held to 128 KiB. */
+void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
+#endif
