@@ -1,7 +1,8 @@
 # nccl-init: a static musl init that runs a command with a validated NCCL profile.
 #
 #   make            build/nccl-init (static-pie, musl, libcap, hardened, stripped)
-#   make deps       install every Debian package the build and tests need
+#   make deps       install every Debian package the build and tests need, and the
+#                   manifest validator's npm packages (tests/k8s)
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
 #   make demo       build and run a command under the bundled pcie-8gpu profile
 #   make bench      benchmarks: size, start-up overhead, the Python hook's cost, memory
@@ -49,17 +50,24 @@ DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-s
 	libclang-rt-14-dev file \
 	podman buildah runc mmdebstrap yamllint uidmap fuse-overlayfs slirp4netns containernetworking-plugins
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
+# The npm packages of the manifest validator (tests/k8s/validate.js): npm ci
+# from tests/k8s/package-lock.json. The stamp lives in node_modules, so npm
+# runs again only when package.json or the lockfile changes or node_modules
+# is gone, and never when it is current (no network then).
+K8S_NPM := tests/k8s
+K8S_NPM_STAMP := $(K8S_NPM)/node_modules/.stamp
 # NO_DEPS=1: the build's packages are installed already (the image's builder
 # stage), so do not install the test suite's.
 ifdef NO_DEPS
 DEPS_STAMP :=
+K8S_NPM_STAMP :=
 endif
 
 .PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image
 
 all: $(BUILD)/nccl-init
 
-deps: $(DEPS_STAMP)
+deps: $(DEPS_STAMP) $(K8S_NPM_STAMP)
 
 # Idempotent: apt-get runs only when a package is missing.
 $(DEPS_STAMP):
@@ -70,6 +78,17 @@ $(DEPS_STAMP):
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+	@touch $@
+
+# Node.js and npm from Debian only when there is no npm at all (a machine may
+# have its own Node.js, which brings npm).
+$(K8S_NPM_STAMP): $(K8S_NPM)/package.json $(K8S_NPM)/package-lock.json
+	@command -v npm >/dev/null || { \
+		echo "installing: nodejs npm"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q && apt-get install -y -q --no-install-recommends nodejs npm; \
+	}
+	npm ci --prefix $(K8S_NPM) --prefer-offline --no-audit --no-fund
 	@touch $@
 
 $(CAPDIR)/lib/libcap.a: scripts/libcap-musl.sh | $(DEPS_STAMP)
@@ -117,7 +136,7 @@ test-gpu: $(BUILD)/nccl-init probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
 test: probe $(BUILD)/nccl-init $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
-		$(BUILD)/test/orphans
+		$(BUILD)/test/orphans $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
 demo: $(BUILD)/nccl-init

@@ -548,7 +548,7 @@ dk() { timeout 120 docker "$@" 3>&-; }
     [ -x "$REPO/docker/nccl-init-entrypoint" ]
 }
 
-@test "docker/k8s: yamllint clean, args: only, probes, the profile from a ConfigMap file equal to profiles/" {
+@test "docker/k8s: yamllint clean, args: only or command: nccl-init, probes, the profile from a ConfigMap file equal to profiles/" {
     command -v yamllint >/dev/null || skip "yamllint is not installed (apt-get install yamllint)"
     python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
     run yamllint --strict -c "$REPO/docker/k8s/.yamllint" "$REPO/docker/k8s"
@@ -592,8 +592,12 @@ for f, d in docs:
         vols = {v["name"]: v for v in spec["volumes"]}
         for c in spec["containers"]:
             where = "%s %s/%s" % (os.path.basename(f), role, c["name"])
-            if "command" in c:
-                err(where + ": command: would bypass nccl-init")
+            # A command: replaces the image's ENTRYPOINT: only one that is
+            # nccl-init and its "--" (the vLLM LeaderWorkerSet's Ray pods)
+            # keeps nccl-init PID 1.
+            cmd = c.get("command")
+            if cmd is not None and (cmd[:1] != ["/usr/local/bin/nccl-init"] or "--" not in cmd):
+                err(where + ": command: %s would bypass nccl-init" % cmd)
             if not c.get("args"):
                 err(where + ": no args")
             if c["resources"]["limits"].get("nvidia.com/gpu") != 8:
@@ -626,6 +630,11 @@ EOF
     echo "$output"
     assert_success
     assert_line "kinds: ConfigMap Deployment LeaderWorkerSet Service"
+    # SGLang's and vLLM's pods, the LeaderWorkerSets' workers among them
+    assert_line "deployment.yaml pod/sglang NCCL_INIT_PROFILE=pcie-8gpu"
+    assert_line "deployment.yaml pod/vllm NCCL_INIT_PROFILE=pcie-8gpu"
+    assert_line "leaderworkerset.yaml worker/sglang NCCL_INIT_PROFILE=nvlink-hgx,ib-multinode"
+    assert_line "leaderworkerset.yaml worker/vllm-worker NCCL_INIT_PROFILE=nvlink-hgx,ib-multinode"
     # the profiles as mounted, and the layering the pods ask for, are valid
     run "$NI" check --profile-dir "$PROFILES" "$TMP"/*.env
     assert_success
@@ -633,6 +642,9 @@ EOF
         --format env
     assert_success
     assert_line NCCL_IB_HCA=mlx5
+    # Gloo and TensorPipe off loopback across the nodes
+    assert_line GLOO_SOCKET_IFNAME=eth0
+    assert_line TP_SOCKET_IFNAME=eth0
 }
 
 @test "scripts/build-image.sh: docker when its daemon answers, else buildah with --isolation chroot" {
