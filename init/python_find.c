@@ -203,28 +203,33 @@ static void from_interpreter(struct python_homes *out, const char *path, const c
         return;
     }
     char *bindir = xstrndup(full, (size_t)(base - 1 - full));
-    char *home, *version;
+    char *home = NULL, *version = NULL, *prefix;
     if (venv_base(bindir, &home, &version)) {
         /* A venv has no stdlib of its own: the base interpreter's covers it. */
-        char *prefix = path_join(home, "..");
-        add(out, "", prefix, version);
-        free(prefix);
-        free(home);
-        free(version);
+        prefix = path_join(home, "..");
     } else {
         /* <prefix>/bin/python3.X, once links are followed */
+        free(version);
         char *real = follow(full);
         char *slash = strrchr(real, '/');
         const char *v = version_of(slash + 1);
+        version = v ? xstrdup(v) : NULL;
         *slash = '\0';
-        char *prefix = path_join(*real ? real : "/", "..");
-        if (v)
-            add(out, "", prefix, v);
-        else
-            scan_prefix(out, "", prefix); /* a "python3" that is not a link */
-        free(prefix);
+        prefix = path_join(*real ? real : "/", "..");
         free(real);
     }
+    /* A prefix that is a link, as uv's minor-version directory
+     * (cpython-3.12-linux-x86_64-gnu -> cpython-3.12.N-...) that its venvs
+     * name: the stdlib where it leads, since a sink's path holds no link. */
+    char *real = follow(prefix);
+    if (version)
+        add(out, "", real, version);
+    else
+        scan_prefix(out, "", real); /* a "python3" that is not a link */
+    free(real);
+    free(prefix);
+    free(home);
+    free(version);
     free(bindir);
     free(full);
 }

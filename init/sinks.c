@@ -197,8 +197,11 @@ static char *shadowed(const struct python_home *h)
 }
 
 /* Without a cached .pyc every start by a user who cannot write __pycache__
- * compiles the hook again (about 3 ms); compile it once, now. */
-static void byte_compile(const struct python_home *h, const char *hook)
+ * compiles the hook again (about 3 ms); compile it once, now. src is the
+ * file written (Debian's conffile rather than the stdlib's link to it,
+ * which under --root names a path outside the root), pyc where the
+ * stdlib's import looks for it. */
+static void byte_compile(const struct python_home *h, const char *src, const char *pyc)
 {
     if (!h->binary) {
         log_debug("python: no interpreter next to %s to byte-compile with", h->stdlib);
@@ -207,8 +210,8 @@ static void byte_compile(const struct python_home *h, const char *hook)
     pid_t pid = _Fork(); /* single-threaded: see supervise() */
     if (pid == 0) {
         char *argv[] = { h->binary, "-I", "-c",
-                         "import py_compile,sys\npy_compile.compile(sys.argv[1],doraise=True)",
-                         (char *)hook, NULL };
+                         "import py_compile,sys\npy_compile.compile(*sys.argv[1:],doraise=True)",
+                         (char *)src, (char *)pyc, NULL };
         char *envp[] = { "PATH=/usr/bin:/bin", NULL };
         execve(h->binary, argv, envp);
         _exit(127);
@@ -216,7 +219,7 @@ static void byte_compile(const struct python_home *h, const char *hook)
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         log_warn("sink python: %s: byte-compiling with %s failed; every start will compile it",
-                 hook, h->binary);
+                 src, h->binary);
 }
 
 /* Opens the file the hook goes into: the stdlib's sitecustomize.py, or
@@ -282,7 +285,7 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     buf_printf(&pyc, "%s/__pycache__/sitecustomize.cpython-%.*s%s.pyc", h->stdlib, 1, h->version,
                h->version + 2);
     if (x && (strcmp(x->outcome, "written") == 0 || access(pyc.data, F_OK) != 0))
-        byte_compile(h, hook);
+        byte_compile(h, conffile ? conffile : hook, pyc.data);
     buf_free(&pyc);
     buf_free(&body);
     free(chain);

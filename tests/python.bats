@@ -266,3 +266,276 @@ new interpreter: /run/nccl-init/profile.env"
     diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$TMP/prefix/lib/python$PYV/sitecustomize.py") \
         <("$NI" render -q --root "$TMP/root" --profile-dir "$PROFILES" -p pcie-8gpu --format python)
 }
+
+# --- The pinned images' interpreters -----------------------------------------
+#
+# Both images run CPython 3.12 from Ubuntu packages: lmsysorg/sglang (v0.5.9
+# cu129) and vllm/vllm-openai (v0.14) install deadsnakes' python3.12, point
+# /usr/bin/python3 at it with update-alternatives (/usr/bin/python3 ->
+# /etc/alternatives/python3 -> /usr/bin/python3.12), and pip or uv --system
+# put the packages in /usr/local/lib/python3.12/dist-packages (the final
+# stage of sgl-project/sglang's and vllm-project/vllm's docker/Dockerfile;
+# read from the Dockerfiles, not from pulled images). Debian's packaging,
+# which Ubuntu's and deadsnakes' follow, makes /usr/lib/python3.X/
+# sitecustomize.py a link to the conffile /etc/python3.X/sitecustomize.py
+# (here: dpkg -S /usr/lib/python3.11/sitecustomize.py: libpython3.11-minimal);
+# both variants are tested.
+#
+# The fixtures run a real CPython 3.12 (NCCL_INIT_PY312, else
+# /usr/bin/python3.12, else pyenv's): a renamed 3.11 cannot stand in, since
+# an interpreter finds its stdlib by its own compiled-in version
+# (lib/python3.11) and would never read lib/python3.12. Without one, only
+# the first test's layout checks run, on the stdlib's landmark os.py alone:
+# nccl-init decides from paths and never runs Python to find a stdlib
+# (python_find.c).
+PY312= PY312_STDLIB=
+for c in "${NCCL_INIT_PY312:-}" /usr/bin/python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12; do
+    [ -n "$c" ] && [ -x "$c" ] || continue
+    PY312_STDLIB=$("$c" -I -c 'import sys, sysconfig
+assert sys.version_info[:2] == (3, 12)
+print(sysconfig.get_paths()["stdlib"])' 2>/dev/null) && PY312=$(readlink -f "$c") && break
+    PY312_STDLIB=
+done
+MULTIARCH=$(uname -m)-linux-gnu
+need_py312() { [ -n "$PY312" ] || skip "${1:-}no CPython 3.12 here (set NCCL_INIT_PY312)"; }
+
+# install_py312 ROOT PREFIX: CPython 3.12 installed at PREFIX in the image
+# ROOT as its installers lay it out: PREFIX/bin/python3.12 (the binary,
+# copied) and PREFIX/lib/python3.12 (a copy of its stdlib, without the test
+# suite, IDLE, Tk, ensurepip, the static library and site-packages), no
+# sitecustomize of its own.
+install_py312() {
+    local p=$1$2
+    mkdir -p "$p/bin" "$p/lib/python3.12"
+    if [ -z "$PY312" ]; then
+        : >"$p/lib/python3.12/os.py"
+        return
+    fi
+    cp "$PY312" "$p/bin/python3.12"
+    tar -C "$PY312_STDLIB" --exclude=__pycache__ --exclude=./test --exclude=./idlelib \
+        --exclude=./tkinter --exclude=./turtledemo --exclude=./ensurepip --exclude=./lib2to3 \
+        --exclude='./config-3.12*' --exclude=./site-packages --exclude=./pydoc_data \
+        --exclude=./sitecustomize.py -cf - . | tar -C "$p/lib/python3.12" -xf -
+}
+
+# image_libs ROOT BINARY...: the C libraries BINARY loads, copied into ROOT's
+# /usr/lib/<multiarch> (the loader looks there when nothing else names
+# them), and the loader at the path the binary names.
+image_libs() {
+    local r=$1 b kind path
+    shift
+    mkdir -p "$r/usr/lib/$MULTIARCH"
+    for b; do
+        while read -r kind path; do
+            if [ "$kind" = L ]; then
+                cp -L "$path" "$r/usr/lib/$MULTIARCH/"
+            else
+                mkdir -p "$r${path%/*}"
+                cp -L "$path" "$r$path"
+            fi
+        done < <(ldd "$b" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print "L", $3 } $1 ~ /^\// { print "I", $1 }')
+    done
+}
+
+# in_image ROOT COMMAND...: COMMAND chrooted in ROOT with an empty
+# environment (PATH aside), as a process of the image: absolute links
+# (update-alternatives', Debian's conffile link, uv's) resolve in it. Its
+# own mount namespace holds ROOT/proc (nccl-init and ASan read /proc) and
+# goes away with it.
+in_image() {
+    local r=$1
+    shift
+    mkdir -p "$r/proc"
+    unshare --mount --propagation private sh -c \
+        'mount -t proc proc "$2/proc" && exec env -i PATH=/usr/local/bin:/usr/bin:/bin "$@"' \
+        sh "$(command -v chroot)" "$r" "$@"
+}
+
+# put_nccl_init ROOT: nccl-init at /usr/local/bin and the profiles at
+# /etc/nccl-init/profiles of the image, as docker/Dockerfile installs them.
+put_nccl_init() {
+    mkdir -p "$1/usr/local/bin" "$1/etc/nccl-init"
+    cp "$NI" "$1/usr/local/bin/nccl-init"
+    cp -r "$PROFILES" "$1/etc/nccl-init/profiles"
+    image_libs "$1" "$NI"
+}
+
+# make_system_image ROOT [plain]: the system Python of both images (above)
+# under ROOT; with "plain", no conffile link (the stdlib's own file).
+DEBIAN_SITE='# install the apport exception handler if available
+try:
+    import apport_python_hook
+except ImportError:
+    pass
+else:
+    apport_python_hook.install()'
+make_system_image() {
+    local r=$1
+    install_py312 "$r" /usr
+    mkdir -p "$r/etc/alternatives" "$r/usr/local/lib/python3.12/dist-packages"
+    ln -s /etc/alternatives/python3 "$r/usr/bin/python3"
+    ln -s /usr/bin/python3.12 "$r/etc/alternatives/python3"
+    if [ "${2:-}" != plain ]; then
+        mkdir -p "$r/etc/python3.12"
+        printf '%s\n' "$DEBIAN_SITE" >"$r/etc/python3.12/sitecustomize.py"
+        ln -s /etc/python3.12/sitecustomize.py "$r/usr/lib/python3.12/sitecustomize.py"
+    fi
+    [ -z "$PY312" ] || image_libs "$r" "$PY312"
+}
+
+@test "the images' system Python 3.12 under --root: the block goes into /etc/python3.12's conffile" {
+    R=$TMP/image
+    make_system_image "$R"
+    run --separate-stderr "$NI" -v --root "$R" --sinks python --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    # (a) one stdlib found, under the root's /usr/lib; the link kept, the
+    # block at the top of the conffile it names, Debian's code below it
+    [[ "$stderr" == *"python: $R/usr/lib/python3.12 (3.12)"* ]]
+    assert_equal "$(grep -cE '^nccl-init: python: /.* \(3\.[0-9]+\)$' <<<"$stderr")" 1
+    assert_equal "$(readlink "$R/usr/lib/python3.12/sitecustomize.py")" /etc/python3.12/sitecustomize.py
+    assert_equal "$(head -1 "$R/etc/python3.12/sitecustomize.py")" '# BEGIN nccl-init'
+    assert_equal "$(sed '/^# BEGIN nccl-init$/,/^# END nccl-init$/d' "$R/etc/python3.12/sitecustomize.py")" \
+        "$DEBIAN_SITE"
+    # nothing in dist-packages (the stdlib comes first on sys.path) or elsewhere
+    assert_equal "$(cd "$R" && find . -name sitecustomize.py | LC_ALL=C sort)" \
+        "$(printf '%s\n' ./etc/python3.12/sitecustomize.py ./usr/lib/python3.12/sitecustomize.py)"
+    [[ "$stderr" != *warning* ]]
+    # (b) the image's python3, run in the image, reads it. nccl-init
+    # byte-compiled it with the image's python3.12, from the conffile (under
+    # --root the link names a path outside the root)
+    need_py312 "the layout checks passed; "
+    pyc=$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc
+    [ -s "$pyc" ]
+    pycsum=$(sha256sum <"$pyc")
+    run in_image "$R" /usr/bin/python3 -c "$SHOW"
+    assert_output "$WANT"
+    # the .pyc was valid for it: not compiled again
+    assert_equal "$(sha256sum <"$pyc")" "$pycsum"
+    run in_image "$R" /usr/bin/python3 -I -c 'import sitecustomize; print(sitecustomize.__file__)'
+    assert_output /usr/lib/python3.12/sitecustomize.py
+}
+
+@test "the images' system Python 3.12 with nccl-init inside the image: COMMAND python3 through update-alternatives" {
+    need_py312
+    R=$TMP/image
+    make_system_image "$R"
+    put_nccl_init "$R"
+    run --separate-stderr in_image "$R" /usr/local/bin/nccl-init -v --sinks python -p pcie-8gpu -- \
+        /usr/bin/python3 -c "$SHOW"
+    assert_success
+    assert_output "$WANT"
+    [[ "$stderr" == *"python: /usr/lib/python3.12 (3.12)"* ]]
+    [[ "$stderr" != *warning* ]]
+    grep -qx '# BEGIN nccl-init' "$R/etc/python3.12/sitecustomize.py"
+    [ -L "$R/usr/lib/python3.12/sitecustomize.py" ]
+    # byte-compiled once written, where the image's python3 looks for it
+    [ -s "$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
+}
+
+@test "the images' system Python 3.12 without Debian's conffile link: the stdlib's own sitecustomize.py" {
+    need_py312
+    R=$TMP/image
+    make_system_image "$R" plain
+    run --separate-stderr "$NI" --root "$R" --sinks python --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    [[ "$stderr" != *warning* ]]
+    [ -f "$R/usr/lib/python3.12/sitecustomize.py" ] && [ ! -L "$R/usr/lib/python3.12/sitecustomize.py" ]
+    [ ! -e "$R/etc/python3.12" ]
+    assert_equal "$(cd "$R" && find . -name sitecustomize.py)" ./usr/lib/python3.12/sitecustomize.py
+    [ -s "$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
+    run in_image "$R" /usr/bin/python3 -c "$SHOW"
+    assert_output "$WANT"
+}
+
+# A uv-managed CPython under /opt and a venv on it, as forks build their
+# images: UV_PYTHON_INSTALL_DIR=/opt/uv/python, then uv venv /opt/venv.
+# astral-sh/uv docs/reference/storage.md ("Python versions") and
+# docs/concepts/python-versions.md ("Minor version directories"): each
+# install is <dir>/cpython-3.12.N-linux-x86_64-gnu (bin/python3.12,
+# lib/python3.12), and since uv 0.10 (changelogs/0.10.x.md, "Stabilizations")
+# <dir>/cpython-3.12-linux-x86_64-gnu is a link to the newest patch install.
+# A venv made without a patch version names that link
+# (crates/uv-virtualenv/src/virtualenv.rs): bin/python -> <link>/bin/python3.12,
+# python3 and python3.12 -> python, pyvenv.cfg "home = <link>/bin" and
+# "version_info = 3.12"; with a patch version (uv venv -p 3.12.N, or an
+# older uv) the patch directory and the full version instead. A console
+# script's #! is the venv's python (crates/uv-install-wheel/src/wheel.rs,
+# get_script_executable).
+#
+# Where such a venv reads sitecustomize (CPython Lib/site.py): main() runs
+# venv(), which for include-system-site-packages = false sets PREFIXES to
+# the venv alone, so sys.path holds the base interpreter's stdlib (from
+# getpath, through pyvenv.cfg's home) and the venv's site-packages, never
+# the base's site-packages; execsitecustomize() then does a plain "import
+# sitecustomize" along sys.path, the stdlib first. The hook goes into the
+# base's stdlib.
+#
+# nccl-init runs inside the image (chroot), as PID 1 does: pyvenv.cfg's
+# home and uv's links are image paths, which --root does not rewrite (it
+# prefixes only the paths nccl-init derives itself; README).
+make_uv_image() {
+    local r=$1 link=$2 v home py
+    v=$("$PY312" -c 'import platform; print(platform.python_version())')
+    py=/opt/uv/python/cpython-$v-linux-x86_64-gnu
+    install_py312 "$r" "$py"
+    ln -s python3.12 "$r$py/bin/python3"
+    ln -s python3.12 "$r$py/bin/python"
+    ln -s "$py" "$r/opt/uv/python/cpython-3.12-linux-x86_64-gnu"
+    if [ "$link" = minor ]; then
+        home=/opt/uv/python/cpython-3.12-linux-x86_64-gnu/bin
+    else
+        home=$py/bin
+    fi
+    mkdir -p "$r/opt/venv/bin" "$r/opt/venv/lib/python3.12/site-packages/fake_vllm"
+    printf 'home = %s\nimplementation = CPython\nuv = 0.10.0\nversion_info = %s\ninclude-system-site-packages = false\n' \
+        "$home" "$([ "$link" = minor ] && echo 3.12 || echo "$v")" >"$r/opt/venv/pyvenv.cfg"
+    ln -s "$home/python3.12" "$r/opt/venv/bin/python"
+    ln -s python "$r/opt/venv/bin/python3"
+    ln -s python "$r/opt/venv/bin/python3.12"
+    # vllm's entry point, as pip and uv write it; "-m fake_vllm" the same
+    printf '#!/opt/venv/bin/python\n# -*- coding: utf-8 -*-\nimport sys\nfrom fake_vllm import main\nif __name__ == "__main__":\n    sys.exit(main())\n' \
+        >"$r/opt/venv/bin/vllm"
+    chmod +x "$r/opt/venv/bin/vllm"
+    cat >"$r/opt/venv/lib/python3.12/site-packages/fake_vllm/__init__.py" <<PY
+import os, sys
+def main():
+    print("sitecustomize", getattr(sys.modules.get("sitecustomize"), "__file__", None))
+    print("sys.path", [p for p in sys.path if "site-packages" in p or p.endswith("python3.12")])
+$(sed 's/^/    /' <<<"$SHOW")
+PY
+    printf 'from fake_vllm import main\nmain()\n' >"$r/opt/venv/lib/python3.12/site-packages/fake_vllm/__main__.py"
+    image_libs "$r" "$PY312"
+    put_nccl_init "$r"
+    UV_PY=$py UV_HOME=$home
+}
+
+# Runs COMMAND under nccl-init in the uv image; checks where the hook went
+# and what the server saw.
+uv_start() {
+    run --separate-stderr in_image "$R" /usr/local/bin/nccl-init -v --sinks python -p pcie-8gpu -- "$@"
+    assert_success
+    [[ "$stderr" != *warning* ]]
+    [[ "$stderr" == *"python: $UV_PY/lib/python3.12 (3.12)"* ]]
+    [ -f "$R$UV_PY/lib/python3.12/sitecustomize.py" ] && [ ! -L "$R$UV_PY/lib/python3.12/sitecustomize.py" ]
+    [ -s "$R$UV_PY/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
+    [ -z "$(find "$R/opt/venv" -name 'sitecustomize*')" ]
+    assert_output "sitecustomize ${UV_HOME%/bin}/lib/python3.12/sitecustomize.py
+sys.path ['${UV_HOME%/bin}/lib/python3.12', '/opt/venv/lib/python3.12/site-packages']
+$WANT"
+}
+
+@test "a uv venv on uv's minor-version link: /opt/venv/bin/vllm and python -m" {
+    need_py312
+    R=$TMP/image
+    make_uv_image "$R" minor
+    uv_start /opt/venv/bin/vllm
+    uv_start /opt/venv/bin/python -m fake_vllm
+}
+
+@test "a uv venv on a patch install (uv venv -p 3.12.N): /opt/venv/bin/vllm and python3 -m" {
+    need_py312
+    R=$TMP/image
+    make_uv_image "$R" patch
+    uv_start /opt/venv/bin/vllm
+    uv_start /opt/venv/bin/python3 -m fake_vllm
+}
