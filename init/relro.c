@@ -38,8 +38,8 @@ void relro_seal(void)
     /* The program headers as the kernel passed them (auxv). */
     const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
     size_t n = getauxval(AT_PHNUM);
-    uintptr_t base = (uintptr_t)&__ehdr_start, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    for (size_t i = 0; ph && i < n; i++) {
+    uintptr_t base = (uintptr_t)&__ehdr_start, page = (uintptr_t)getauxval(AT_PAGESZ);
+    for (size_t i = 0; ph && page && i < n; i++) {
         if (ph[i].p_type != PT_GNU_RELRO)
             continue;
         /* Whole pages only, as ld.so does: the start rounds down (what

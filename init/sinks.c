@@ -207,12 +207,13 @@ static void byte_compile(const struct python_home *h, const char *src, const cha
         log_debug("python: no interpreter next to %s to byte-compile with", h->stdlib);
         return;
     }
-    pid_t pid = _Fork(); /* single-threaded: see supervise() */
+    char *argv[] = { h->binary, "-I", "-c",
+                     "import py_compile,sys\npy_compile.compile(*sys.argv[1:],doraise=True)",
+                     (char *)src, (char *)pyc, NULL };
+    char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+    /* vfork as in supervise.c: the child only execs what was built above. */
+    pid_t pid = vfork();
     if (pid == 0) {
-        char *argv[] = { h->binary, "-I", "-c",
-                         "import py_compile,sys\npy_compile.compile(*sys.argv[1:],doraise=True)",
-                         (char *)src, (char *)pyc, NULL };
-        char *envp[] = { "PATH=/usr/bin:/bin", NULL };
         execve(h->binary, argv, envp);
         _exit(127);
     }
