@@ -548,6 +548,35 @@ dk() { timeout 120 docker "$@" 3>&-; }
     [ -x "$REPO/docker/nccl-init-entrypoint" ]
 }
 
+@test "the default bases: SGLang >= v0.5.9 built for CUDA 12.9/13.x, vLLM >= v0.14.0, pinned, sources named" {
+    # version_ge A B: A >= B as dotted versions
+    version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+    base() { sed -n 's/^ARG BASE_IMAGE=//p' "$1"; }
+    local sg vl
+    sg=$(base "$REPO/docker/Dockerfile")
+    vl=$(base "$REPO/docker/Dockerfile.vllm")
+    echo "sglang: $sg, vllm: $vl"
+    # one default each, an exact release: no latest, nightly or dev tag
+    [ "$(grep -c '^ARG BASE_IMAGE=' "$REPO/docker/Dockerfile")" = 1 ]
+    [ "$(grep -c '^ARG BASE_IMAGE=' "$REPO/docker/Dockerfile.vllm")" = 1 ]
+    [[ $sg =~ ^lmsysorg/sglang:v([0-9]+\.[0-9]+\.[0-9]+)(\.post[0-9]+)?-cu(129|13[0-9])$ ]]
+    version_ge "${BASH_REMATCH[1]}" 0.5.9
+    [[ $vl =~ ^vllm/vllm-openai:v([0-9]+\.[0-9]+\.[0-9]+)(\.post[0-9]+)?(-cu(129|13[0-9]))?$ ]]
+    version_ge "${BASH_REMATCH[1]}" 0.14.0
+    # the comment above each names where the tag, the Python layout and the
+    # ENTRYPOINT come from
+    local f
+    for f in Dockerfile Dockerfile.vllm; do
+        run awk '/^ARG BASE_IMAGE=/ { printf "%s", block; exit }
+            /^#/ { block = block $0 "\n"; next } { block = "" }' "$REPO/docker/$f"
+        assert_output --partial "- The tag:"
+        assert_output --partial "- Python:"
+        assert_output --partial "python3.12"
+        assert_output --partial "- ENTRYPOINT:"
+        assert_output --partial "- NCCL:"
+    done
+}
+
 @test "docker/k8s: yamllint clean, args: only or command: nccl-init, probes, the profile from a ConfigMap file equal to profiles/" {
     command -v yamllint >/dev/null || skip "yamllint is not installed (apt-get install yamllint)"
     python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
