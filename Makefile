@@ -10,6 +10,8 @@
 #   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
 #   make test-gpu   the GPU suite (tests/gpu); each test skips without a GPU
+#   make install    the binary, the profiles and the man page (PREFIX, SYSCONFDIR, DESTDIR)
+#   make uninstall  takes away what make install put there
 
 SHELL := /bin/bash
 BUILD := build
@@ -47,7 +49,7 @@ SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-r
 DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-support bats-assert \
 	python3 python3-venv strace util-linux procps libcap2-bin openssh-server openssh-client \
 	tini dumb-init catatonit clang \
-	libclang-rt-14-dev file \
+	libclang-rt-14-dev file mandoc man-db groff-base \
 	podman buildah runc mmdebstrap yamllint uidmap fuse-overlayfs slirp4netns containernetworking-plugins
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEPS) | md5sum | cut -c1-8)
 # The npm packages of the manifest validator (tests/k8s/validate.js): npm ci
@@ -63,7 +65,7 @@ DEPS_STAMP :=
 K8S_NPM_STAMP :=
 endif
 
-.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image
+.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image install uninstall
 
 all: $(BUILD)/nccl-init
 
@@ -165,6 +167,25 @@ fuzz: $(BUILD)/fuzz/fuzz_profile
 	@mkdir -p $(BUILD)/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_profile -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-dict=tests/fuzz/dict.txt -print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+
+# make install [PREFIX=/usr/local] [SYSCONFDIR=/etc] [DESTDIR=]:
+#   $(PREFIX)/bin/nccl-init, $(PREFIX)/share/man/man1/nccl-init.1,
+#   $(SYSCONFDIR)/nccl-init/profiles/ (profiles/*.env, auto.rules) and a
+#   shipped copy of those in $(PREFIX)/share/nccl-init/profiles/.
+# SYSCONFDIR is not under PREFIX: the binary's default profile directory is
+# /etc/nccl-init/profiles. A profile an operator edited in SYSCONFDIR is left
+# alone, by install and by uninstall; scripts/install.sh says how.
+# Build first as yourself (make), then install as root: install depends on
+# the binary, so it builds it only when it is missing or out of date.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SYSCONFDIR='$(SYSCONFDIR)' BIN='$(BUILD)/nccl-init'
+
+install: $(BUILD)/nccl-init
+	@$(INSTALL_ENV) scripts/install.sh install
+
+uninstall:
+	@$(INSTALL_ENV) scripts/install.sh uninstall
 
 clean:
 	rm -rf $(BUILD)/nccl-init $(BUILD)/nccl-probe $(BUILD)/san \
