@@ -17,7 +17,7 @@
 
 #define DEFAULT_PROFILE_DIR "/etc/nccl-init/profiles"
 
-static const char *const verbs[] = {
+static const char verbs[][8] = {
     [VERB_CHECK] = "check", [VERB_RENDER] = "render", [VERB_VERIFY] = "verify",
     [VERB_DETECT] = "detect", [VERB_HELP] = "help",   [VERB_VERSION] = "version",
 };
@@ -33,15 +33,17 @@ enum {
 #define RENDER (1 << VERB_RENDER)
 #define VERIFY (1 << VERB_VERIFY)
 #define DETECT (1 << VERB_DETECT)
-#define ANY (~0u)
+#define ANY 0xff
 
 /* Which verbs take each option: an option given to another verb is a usage
- * error rather than silently ignored. */
+ * error rather than silently ignored. The names are arrays, not pointers:
+ * a static-pie binary carries a 24-byte relocation for every pointer in a
+ * table. */
 static const struct optdef {
-    const char *name;
+    char name[15];
     char shortname;
     unsigned char id, takes_value;
-    unsigned verbs;
+    unsigned char verbs; /* 1 << enum verb (7 verbs) */
 } optdefs[] = {
     { "profile", 'p', O_PROFILE, 1, RUN | RENDER },
     { "profile-dir", 0, O_PROFILE_DIR, 1, RUN | CHECK | RENDER | DETECT },

@@ -11,7 +11,7 @@
 
 int log_level = LOG_INFO;
 
-static const char *const level_names[] = { "error", "warn", "info", "debug" };
+static const char level_names[][6] = { "error", "warn", "info", "debug" };
 
 /* Writes one line to stderr: prefix, then the message with its control
  * bytes escaped (a value from the environment or a file must not reach an

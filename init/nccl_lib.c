@@ -4,6 +4,7 @@
 #include "nccl_lib.h"
 
 #include "nccl_table.h"
+#include "fileio.h"
 #include "mem.h"
 #include "sort.h"
 #include "text.h"
@@ -13,9 +14,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The most of a library read into memory: its .rodata, or the whole file
+ * when it is not a 64-bit ELF file. */
+#define RODATA_MAX (256u << 20)
 
 static int is_name_char(unsigned char c)
 {
@@ -27,38 +31,57 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The .rodata section of a 64-bit ELF file: where NCCL keeps the names it
- * passes to getenv. The debug information names many more NCCL_ enums and
- * macros (NCCL_LOG_WARN, NCCL_ALL...) that are not variables. Anything
- * that is not such an ELF file is scanned whole. */
-static void rodata(const unsigned char *m, size_t size, size_t *off, size_t *len)
+/* Reads n bytes at off, or fails: pread, so that a library another
+ * process holds (verify) cannot fault us by shrinking under a mapping. */
+static void *read_at(int fd, size_t off, size_t n)
 {
-    *off = 0;
-    *len = size;
-    /* Headers are copied out: in a crafted file they need not be aligned. */
-    Elf64_Ehdr eh;
-    Elf64_Shdr names, sh;
-    if (size < sizeof eh)
-        return;
-    memcpy(&eh, m, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_shentsize != sizeof sh || eh.e_shoff > size ||
-        eh.e_shnum > (size - eh.e_shoff) / sizeof sh || eh.e_shstrndx >= eh.e_shnum)
-        return;
-    memcpy(&names, m + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof sh, sizeof names);
-    if (names.sh_offset > size || names.sh_size > size - names.sh_offset)
-        return;
-    for (unsigned i = 0; i < eh.e_shnum; i++) {
-        memcpy(&sh, m + eh.e_shoff + (size_t)i * sizeof sh, sizeof sh);
-        if (sh.sh_name + sizeof ".rodata" > names.sh_size ||
-            memcmp(m + names.sh_offset + sh.sh_name, ".rodata", sizeof ".rodata") != 0)
-            continue;
-        if (sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset) {
-            *off = sh.sh_offset;
-            *len = sh.sh_size;
-        }
-        return;
+    unsigned char *p = xmalloc(n + 1);
+    if (pread(fd, p, n, (off_t)off) != (ssize_t)n) {
+        free(p);
+        return NULL;
     }
+    p[n] = '\0';
+    return p;
+}
+
+/* The contents of the .rodata section of the 64-bit ELF file fd (size
+ * bytes), where NCCL keeps the names it passes to getenv and its version
+ * string: the debug information names many more NCCL_ enums and macros
+ * (NCCL_LOG_WARN, NCCL_ALL...) that are not variables. Only the headers
+ * and that section are read; a libnccl is hundreds of MB, its .rodata a
+ * few hundred KB. NULL when fd is not such a file. */
+static unsigned char *rodata(int fd, size_t size, size_t *len)
+{
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    char *names = NULL;
+    unsigned char *r = NULL;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shentsize != sizeof *sh || eh.e_shoff > size ||
+        eh.e_shnum > (size - eh.e_shoff) / sizeof *sh || eh.e_shstrndx >= eh.e_shnum ||
+        !(sh = read_at(fd, eh.e_shoff, eh.e_shnum * sizeof *sh)))
+        return NULL;
+    const Elf64_Shdr *n = &sh[eh.e_shstrndx];
+    if (n->sh_size <= RODATA_MAX && (names = read_at(fd, n->sh_offset, n->sh_size)))
+        for (unsigned i = 0; i < eh.e_shnum; i++)
+            if (sh[i].sh_name < n->sh_size && strcmp(names + sh[i].sh_name, ".rodata") == 0) {
+                if (sh[i].sh_size <= RODATA_MAX &&
+                    (r = read_at(fd, sh[i].sh_offset, sh[i].sh_size)))
+                    *len = sh[i].sh_size;
+                break;
+            }
+    free(names);
+    free(sh);
+    return r;
+}
+
+/* fd's regular-file size; 0 (errno set) when it has none. */
+static size_t file_size(int fd)
+{
+    struct stat st;
+    errno = EINVAL;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
 }
 
 int known_names_from_lib(struct known_names *k, const char *path)
@@ -66,23 +89,22 @@ int known_names_from_lib(struct known_names *k, const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-        int e = errno ? errno : EINVAL;
+    size_t size = file_size(fd), len = 0, cap = 0;
+    if (!size) {
+        int e = errno;
         close(fd);
         return -e;
     }
-    size_t size = (size_t)st.st_size;
-    const unsigned char *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED)
-        return -errno;
-    size_t cap = 0, off, len;
+    unsigned char *m = rodata(fd, size, &len);
+    if (m) {
+        close(fd);
+    } else { /* not such an ELF file: scanned whole */
+        int e = read_fd(fd, (off_t)size, RODATA_MAX, (char **)&m, &len);
+        if (e < 0)
+            return e;
+    }
     k->names = NULL;
     k->n = 0;
-    rodata(m, size, &off, &len);
-    const unsigned char *base = m;
-    m += off;
     size = len;
     /* An environment name sits in .rodata as a whole string of its own:
      * NUL, "NCCL_", [A-Z0-9_]+, NUL. The tail of a longer string is not one:
@@ -100,7 +122,7 @@ int known_names_from_lib(struct known_names *k, const char *path)
         grow((void **)&k->names, &cap, k->n + 1, sizeof *k->names);
         k->names[k->n++] = xstrndup((const char *)p, (size_t)(e - p));
     }
-    munmap((void *)base, (size_t)st.st_size);
+    free(m);
     if (k->n == 0) {
         free(k->names);
         k->names = NULL;
@@ -116,6 +138,24 @@ int known_names_from_lib(struct known_names *k, const char *path)
     }
     k->n = w;
     return 0;
+}
+
+char *nccl_lib_version(int fd)
+{
+    size_t size = file_size(fd), len = 0;
+    unsigned char *m = size ? rodata(fd, size, &len) : NULL;
+    char *v = NULL;
+    /* NCCL's VERSION_STRING (src/init.cc), a whole string of its own:
+     * "NCCL version 2.28.9+cuda13.0". Others begin the same way ("NCCL
+     * version mismatch ...", "NCCL version %s compiled with CUDA %d.%d"),
+     * so: a digit next, and no space in the rest. */
+    for (const unsigned char *p = m; !v && m && (p = find_bytes(p, len - (size_t)(p - m),
+                                                               "NCCL version ", 13)); p += 13)
+        if ((p == m || p[-1] == '\0') && p[13] >= '0' && p[13] <= '9' &&
+            !strchr((const char *)p + 13, ' '))
+            v = xstrdup((const char *)p + 13);
+    free(m);
+    return v;
 }
 
 bool known_names_has(const struct known_names *k, const char *name)

@@ -17,6 +17,10 @@ struct known_names {
  * of its .rodata that are exactly a name. Returns 0 or -errno; -ENOENT too
  * when the file has no NCCL_ names at all. */
 int known_names_from_lib(struct known_names *k, const char *path);
+/* The version a libnccl says it is, from its .rodata ("2.28.9+cuda13.0"),
+ * or NULL. fd: the library, open for reading; left open. */
+char *nccl_lib_version(int fd);
+
 bool known_names_has(const struct known_names *k, const char *name);
 void known_names_free(struct known_names *k);
 

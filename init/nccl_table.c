@@ -25,288 +25,387 @@
 /* kind V_INT: C type, accepted range, what NCCL does below and above it,
  * flags, multiple-of, the values used instead (O_AS), accepted specials. */
 #define INT(ct, lo, hi, below, above, fl, st, asl, ash, spl, sph, txt)                             \
-    { V_INT, ct, below, above, fl, st, asl, ash, lo, hi, spl, sph, NULL, txt }
-#define STRING(fl, txt) { V_STRING, 0, 0, 0, fl, 0, 0, 0, 0, 0, NONE, NULL, txt }
+    { V_INT, ct, below, above, fl, st, asl, ash, lo, hi, spl, sph, 0, txt }
+#define STRING(fl, txt) { V_STRING, 0, 0, 0, fl, 0, 0, 0, 0, 0, NONE, 0, txt }
+
+/* The rules' texts and token lists, one NUL-terminated string each in one
+ * array, named S_<the rule they were written for> (rules share some). The
+ * rules hold their index: a pointer in a table costs a static-pie binary a
+ * 24-byte relocation besides the 8-byte pointer, and these were 73. */
+#define STRINGS(X) \
+    X(S_UNREAD, "NCCL " NCCL_TABLE_VERSION " declares it but never reads it: it has no effect") \
+    X(S_SIZE_I32, "NCCL takes it as a size or count: zero or less breaks the transfers") \
+    X(S_SWITCH_ONE, "only 1 turns it on: NCCL reads every other value as 0 (off)") \
+    X(S_SWITCH, "NCCL reads any nonzero value as 1 (on)") \
+    X(S_SWITCH_AUTO1, "NCCL reads any value but -1 (auto) and 0 as 1 (on)") \
+    X(S_SWITCH_DEFAULT2, "NCCL reads any value but -2 (its default) and 0 as 1 (on)") \
+    X(S_P2P_DISABLE, "only 1 disables P2P: NCCL reads every other value as 0") \
+    X(S_COLLNET_ENABLE, "NCCL sets any value but 0 and 1 to 0 (off)") \
+    X(S_BUFFSIZE, "NCCL takes it as the buffer size: only -2 selects the default") \
+    X(S_MAX_P2P_NCHANNELS, "NCCL would run P2P on no channel") \
+    X(S_SPLIT_SHARE, "NCCL sets any value but 0 and 1 to 0") \
+    X(S_CUMEM, "NCCL reads any positive value as 1 (on) and a negative one but -2 " \
+      "(auto) as 0 (off)") \
+    X(S_NVLS_ENABLE, "NCCL reads any value but 0 (off) and 2 (auto) as 1 (on)") \
+    X(S_MNNVL_ENABLE, "NCCL reads any value but 0 (off) and 1 (on) as 2 (auto)") \
+    X(S_CROSS_NIC, "NCCL only gives 0, 1 and 2 a meaning") \
+    X(S_PXN_DISABLE, "NCCL tests it as ==1, !=1, ==0 and as a boolean: other values " \
+      "half-disable PXN") \
+    X(S_IGNORE_DISABLED_P2P, "NCCL reads any value but 0 and 2 as 1") \
+    X(S_NET_GDR_READ, "NCCL reads any negative value as auto and any positive one as 1 (on)") \
+    X(S_IB_TIMEOUT, "the verbs layer rejects it and the connection fails") \
+    X(S_IB_SL, "InfiniBand has 16 service levels: the verbs layer rejects it") \
+    X(S_IB_GID, "there is no such GID: the query fails") \
+    X(S_IB_QPS, "NCCL needs at least 1 and has room for 128 QPs per connection") \
+    X(S_IB_ROCE, "RoCE has versions 1 and 2 only: no GID matches") \
+    X(S_IB_RELAXED_ORDERING, "NCCL reads any value but 1 and 2 as 0 (off)") \
+    X(S_IB_DATA_DIRECT, "NCCL tests it as > 0, == 2 and as a boolean in different places") \
+    X(S_SHM_MEMCPY_MODE, "NCCL only looks at its two lowest bits") \
+    X(S_SHM_LOCALITY, "NCCL warns and uses 2 (receiver side)") \
+    X(S_MEM_SYNC_DOMAIN, "CUDA has no such memory sync domain: the kernel launch fails") \
+    X(S_SOCKET_NTHREADS, "NCCL would start a negative number of threads") \
+    X(S_SOCKET_NSOCKS, "NCCL would open no socket") \
+    X(S_WORK_FIFO, "NCCL would keep no work FIFO") \
+    X(S_GIN_POOL, "NCCL warns and uses 65536") \
+    X(S_GIN_TYPE, "NCCL knows -1 (auto), 2 (proxy) and 3 (GDAKI): GIN gets no transport") \
+    X(S_GIN_NCONTEXTS, "NCCL would create no GIN context") \
+    X(S_GIN_QUEUE, "NCCL takes it as an unsigned size: only -1 selects the default") \
+    X(S_WIN_STRIDE, "NCCL takes it as a huge unsigned stride") \
+    X(S_SIGNAL, "not a signal number: signal() fails and no handler is installed") \
+    X(S_NVLSTREE_CHUNK, "NCCL would cap NVLS tree chunks at zero or less") \
+    X(S_CARVEOUT, "CUDA takes -1 or a percentage: setting the kernel attribute fails") \
+    X(S_PROTO_TOKENS, "LL,LL128,Simple") \
+    X(S_PROTO, "communicator init fails with ncclInvalidUsage") \
+    X(S_ALGO_TOKENS, "Tree,Ring,CollNetDirect,CollNetChain,NVLS,NVLSTree,PAT") \
+    X(S_LEVEL_TOKENS, "LOC,NVL,NVB,C2C,PIX,PXB,P2C,PXN,PHB,SYS") \
+    X(S_LEVEL, "NCCL ignores it without a word") \
+    X(S_DEBUG_TOKENS, "VERSION,WARN,INFO,ABORT,TRACE") \
+    X(S_DEBUG, "NCCL logs nothing, without a word") \
+    X(S_SUBSYS_TOKENS, "INIT,COLL,P2P,SHM,NET,GRAPH,TUNING,ENV,ALLOC,CALL,PROXY,NVLS,BOOTSTRAP," \
+      "REG,PROFILE,RAS,ALL") \
+    X(S_SUBSYS, "NCCL's mask is then 0: it prints nothing, not even warnings") \
+    X(S_TS_LEVELS_TOKENS, "ALL,VERSION,WARN,INFO,ABORT,TRACE") \
+    X(S_TS_LEVELS, "NCCL then timestamps no line (unset: warnings)") \
+    X(S_TS_FORMAT, "NCCL then puts no timestamp on any line") \
+    X(S_NET, "no network is called \"\": communicator init fails") \
+    X(S_NET_PLUGIN, "NCCL loads no external net plugin, as with \"none\" (unset: it tries " \
+      "libnccl-net.so)") \
+    X(S_HOSTID, "every host gets the same host hash") \
+    X(S_COMM_ID, "not an address: ncclGetUniqueId fails") \
+    X(S_IFNAME, "NCCL ignores a value shorter than 2 bytes and picks an interface " \
+      "itself") \
+    X(S_FAMILY_TOKENS, "AF_INET,AF_INET6") \
+    X(S_FAMILY, "NCCL ignores it and takes the first address family it finds") \
+    X(S_IB_FAMILY, "NCCL uses AF_INET without a word") \
+    X(S_LAUNCH_MODE_TOKENS, "GROUP,PARALLEL") \
+    X(S_LAUNCH_MODE, "NCCL uses PARALLEL without a word") \
+    X(S_TOPO_FILE, "NCCL opens no topology file, not even its default one") \
+    X(S_GRAPH_FILE, "NCCL cannot open a file named \"\": communicator init fails") \
+    X(S_PATH_WRITE, "NCCL cannot open a file named \"\" and dumps nothing") \
+    X(S_SYM_KERNEL, "NCCL enables no symmetric kernel") \
+    X(S_RAS_ADDR, "not an address: the RAS client socket is not set up")
+
+#define S_ID(id, s) id,
+#define S_TEXT(id, s) s "\0"
+enum { S_NONE, STRINGS(S_ID) S_COUNT };
+static const char rule_strings[] = STRINGS(S_TEXT);
+_Static_assert(S_COUNT <= 256, "the rules keep a string's index in a byte");
+
+/* The index-th string (1-based), or NULL for 0. */
+static const char *rule_string(unsigned index)
+{
+    if (!index)
+        return 0;
+    const char *p = rule_strings;
+    while (--index)
+        p += strlen(p) + 1;
+    return p;
+}
+
+const char *rule_tokens(const struct value_rule *r)
+{
+    return rule_string(r->tokens);
+}
+
+const char *rule_text(const struct value_rule *r)
+{
+    return rule_string(r->text);
+}
 
 const struct value_rule value_rules[R_COUNT] = {
     /* Free text NCCL takes as written. */
-    [R_STRING] = STRING(0, NULL),
+    [R_STRING] = STRING(0, 0),
     /* Free text whose empty value NCCL treats as unset: it tests strlen() > 0
      * (initEnvFunc, envIbAddrRange, bootstrap.cc netGetDevice), builds the
      * default plugin name for it (plugin/plugin_open.cc openPluginLib), opens
      * no file (debug.cc ncclDebugInit), or finds nothing in it (tuning.cc
      * ncclTopoTuneModel's sscanf, topo.cc getNetDevsPolicyOnce). */
-    [R_STRING_EMPTY_SAME] = STRING(0, NULL),
+    [R_STRING_EMPTY_SAME] = STRING(0, 0),
     /* NCCL_PARAM declared, ncclParam...() never called (init.cc): no effect. */
-    [R_UNREAD] = { V_UNREAD, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, NULL,
-                   "NCCL 2.28.9 declares it but never reads it: it has no effect" },
+    [R_UNREAD] = { V_UNREAD, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, 0,
+                   S_UNREAD },
 
     /* Integers NCCL uses as they are, in the type they end up in. */
-    [R_I64] = INT(C_I64, LLONG_MIN, LLONG_MAX, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, NULL),
-    [R_I32] = INT(C_I32, INT_MIN, INT_MAX, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, NULL),
+    [R_I64] = INT(C_I64, LLONG_MIN, LLONG_MAX, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, 0),
+    [R_I32] = INT(C_I32, INT_MIN, INT_MAX, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, 0),
     /* gin_host_gdaki.cc ncclGinGdakiCreateContext: uint32_t qp_sq_size */
-    [R_U32] = INT(C_U32, 0, UINT_MAX, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, NULL),
+    [R_U32] = INT(C_U32, 0, UINT_MAX, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, 0),
     /* net_ib.cc ncclIbRtrQp: qpAttr.pkey_index is a uint16_t */
-    [R_U16] = INT(C_U16, 0, 65535, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, NULL),
+    [R_U16] = INT(C_U16, 0, 65535, O_NONE, O_NONE, 0, 0, 0, 0, 1, 0, 0),
     /* Sizes and counts kept in an int and used as such: init.cc
      * computeBuffSizes (p2pChunkSize), nvls.cc ncclNvlsSetup (nvlsChunkSize),
      * init.cc ncclP2pSchedule (groupSize). */
     [R_SIZE_I32] = INT(C_I32, 1, INT_MAX, O_UNDEF, O_NONE, 0, 0, 0, 0, 1, 0,
-                       "NCCL takes it as a size or count: zero or less breaks the transfers"),
+                       S_SIZE_I32),
 
     /* Switches tested with == 1 (init.cc initGdrCopy, commAlloc,
      * initTransportsRank, ncclCommInitRankFunc; shm.cc shmCanConnect;
      * paths.cc ncclTopoCheckNet; bootstrap.cc bootstrapInit; debug.cc
      * ncclSetThreadName): any other value is off. */
     [R_SWITCH_ONE] = INT(C_I64, 0, 1, O_AS, O_AS, 0, 0, 0, 0, 1, 0,
-                         "only 1 turns it on: NCCL reads every other value as 0 (off)"),
+                         S_SWITCH_ONE),
     /* Switches tested as a boolean or != 0 (net_ib.cc, topo.cc, transport/net.cc,
      * paths.cc, register/, enqueue.cc...): any nonzero value is on. */
     [R_SWITCH] = INT(C_I64, 0, 1, O_AS, O_AS, F_HIGH_WARN, 0, 1, 1, 1, 0,
-                     "NCCL reads any nonzero value as 1 (on)"),
+                     S_SWITCH),
     /* The same, kept in an int first (proxy.cc setProxyThreadContext,
      * p2p.cc initCeOperation). */
     [R_SWITCH_I32] = INT(C_I32, 0, 1, O_AS, O_AS, F_HIGH_WARN, 0, 1, 1, 1, 0,
-                         "NCCL reads any nonzero value as 1 (on)"),
+                         S_SWITCH),
     /* -1 is "auto", anything else is kept in an int and used as a boolean
      * (cudawrap.cc ncclCuMemHostEnable). */
     [R_SWITCH_AUTO1] = INT(C_I32, 0, 1, O_AS, O_AS, F_HIGH_WARN, 0, 1, 1, -1, -1,
-                           "NCCL reads any value but -1 (auto) and 0 as 1 (on)"),
+                           S_SWITCH_AUTO1),
     /* -2 is NCCL's default, anything else is kept in an int and used as a
      * boolean (net_ib.cc ncclIbInitDevices ar, net.cc sendSetup/recvSetup
      * conn.shared, p2p.cc p2pGetInfo read). */
     [R_SWITCH_DEFAULT2] = INT(C_I32, 0, 1, O_AS, O_AS, F_HIGH_WARN, 0, 1, 1, -2, -2,
-                              "NCCL reads any value but -2 (its default) and 0 as 1 (on)"),
-    /* paths.cc ncclGetLevel: int disable = strtol(str, NULL, 0); only 1
+                              S_SWITCH_DEFAULT2),
+    /* paths.cc ncclGetLevel: int disable = strtol(str, 0, 0); only 1
      * disables P2P. */
     [R_P2P_DISABLE] = INT(C_I32, 0, 1, O_AS, O_AS, F_STRTOL, 0, 0, 0, 1, 0,
-                          "only 1 disables P2P: NCCL reads every other value as 0"),
+                          S_P2P_DISABLE),
     /* init.cc envConfigOverride: (int)strtol(...), then anything but 0/1 is
      * "not a valid value 0/1, set it to 0". */
     [R_COLLNET_ENABLE] = INT(C_I32, 0, 1, O_AS, O_AS, F_STRTOL, 0, 0, 0, 1, 0,
-                             "NCCL sets any value but 0 and 1 to 0 (off)"),
+                             S_COLLNET_ENABLE),
     /* debug.cc ncclDebugInit: strtoll with errno checked, kept in a bool. */
     [R_WARN_DEBUG_INFO] = INT(C_I64, 0, 1, O_AS, O_AS, F_HIGH_WARN, 0, 1, 1, 1, 0,
-                              "NCCL reads any nonzero value as 1 (on)"),
+                              S_SWITCH),
 
     /* init.cc computeBuffSizes: comm->buffSizes[p] = env != -2 ? env : default,
      * an int; only -2 selects the default, every other value is the size. */
     [R_BUFFSIZE] = INT(C_I32, 1, INT_MAX, O_UNDEF, O_NONE, 0, 0, 0, 0, -2, -2,
-                       "NCCL takes it as the buffer size: only -2 selects the default"),
+                       S_BUFFSIZE),
     /* tuning.cc getNthreads (int): <= 0 is the default; not a multiple of 32
      * or above the maximum gives the maximum; below the minimum the minimum. */
     [R_NTHREADS] = INT(C_I32, 64, 512, O_CLAMP, O_CLAMP, F_STEP_HIGH | F_NONPOS_DEF, 32, 0, 0,
-                       -2, -2, NULL),
+                       -2, -2, 0),
     [R_LL128_NTHREADS] = INT(C_I32, 160, 640, O_CLAMP, O_CLAMP, F_STEP_HIGH | F_NONPOS_DEF, 32,
-                             0, 0, -2, -2, NULL),
+                             0, 0, -2, -2, 0),
     /* connect.cc ncclMinNchannels (int): above MAXCHANNELS 64 is 64, below 0 is 0. */
-    [R_MIN_NCHANNELS] = INT(C_I32, 0, 64, O_CLAMP, O_CLAMP, 0, 0, 0, 0, -2, -2, NULL),
+    [R_MIN_NCHANNELS] = INT(C_I32, 0, 64, O_CLAMP, O_CLAMP, 0, 0, 0, 0, -2, -2, 0),
     /* connect.cc ncclMaxNchannels (int): above 64 is 64, below 1 is 1. */
-    [R_MAX_NCHANNELS] = INT(C_I32, 1, 64, O_CLAMP, O_CLAMP, 0, 0, 0, 0, -2, -2, NULL),
+    [R_MAX_NCHANNELS] = INT(C_I32, 1, 64, O_CLAMP, O_CLAMP, 0, 0, 0, 0, -2, -2, 0),
     /* init.cc envConfigOverride: <= 0 "is too low, leaving it set at" the
      * config's value; above MAXCHANNELS "cap it to" 64. */
-    [R_CTAS] = INT(C_I32, 1, 64, O_DEFAULT, O_CLAMP, 0, 0, 0, 0, 1, 0, NULL),
+    [R_CTAS] = INT(C_I32, 1, 64, O_DEFAULT, O_CLAMP, 0, 0, 0, 0, 1, 0, 0),
     /* paths.cc ncclTopoComputeP2pChannels: std::max(p2pnChannels, (int)env),
      * then at most the channels there are (64 at most). */
-    [R_MIN_P2P_NCHANNELS] = INT(C_I32, 1, 64, O_DEFAULT, O_CLAMP, 0, 0, 0, 0, 1, 0, NULL),
+    [R_MIN_P2P_NCHANNELS] = INT(C_I32, 1, 64, O_DEFAULT, O_CLAMP, 0, 0, 0, 0, 1, 0, 0),
     /* paths.cc ncclTopoComputeP2pChannels: std::min(nChannels, (int)env). */
     [R_MAX_P2P_NCHANNELS] = INT(C_I32, 1, 64, O_UNDEF, O_CLAMP, 0, 0, 0, 0, 1, 0,
-                                "NCCL would run P2P on no channel"),
+                                S_MAX_P2P_NCHANNELS),
     /* init.cc envConfigOverride: outside NCCL_CTA_POLICY_DEFAULT (0)..
      * NCCL_CTA_POLICY_ZERO (2) "is not a valid value, set it to 0". */
-    [R_CTA_POLICY] = INT(C_I32, 0, 2, O_AS, O_AS, 0, 0, 0, 0, 1, 0, NULL),
+    [R_CTA_POLICY] = INT(C_I32, 0, 2, O_AS, O_AS, 0, 0, 0, 0, 1, 0, 0),
     /* init.cc envConfigOverride: only 0 and 1 override the config. */
-    [R_BLOCKING] = INT(C_I32, 0, 1, O_DEFAULT, O_DEFAULT, 0, 0, 0, 0, 1, 0, NULL),
+    [R_BLOCKING] = INT(C_I32, 0, 1, O_DEFAULT, O_DEFAULT, 0, 0, 0, 0, 1, 0, 0),
     /* init.cc envConfigOverride: 0..NCCL_MAX_CGA_CLUSTER_SIZE (8) is used,
      * above is limited to 8, below 0 ignored. */
-    [R_CGA_CLUSTER] = INT(C_I32, 0, 8, O_DEFAULT, O_CLAMP, 0, 0, 0, 0, 1, 0, NULL),
+    [R_CGA_CLUSTER] = INT(C_I32, 0, 8, O_DEFAULT, O_CLAMP, 0, 0, 0, 0, 1, 0, 0),
     /* init.cc envConfigOverride: <= 0 leaves the config's (or NCCL's
      * automatic) value (NCCHANNELS_PER_NET_PEER, NVLS_NCHANNELS). */
-    [R_CONFIG_POSITIVE] = INT(C_I32, 1, INT_MAX, O_DEFAULT, O_NONE, 0, 0, 0, 0, 1, 0, NULL),
+    [R_CONFIG_POSITIVE] = INT(C_I32, 1, INT_MAX, O_DEFAULT, O_NONE, 0, 0, 0, 0, 1, 0, 0),
     /* init.cc envConfigOverride: anything but 0/1 "is not valid, leaving it
      * set at" the config's value. */
-    [R_CONFIG_01] = INT(C_I32, 0, 1, O_DEFAULT, O_DEFAULT, 0, 0, 0, 0, 1, 0, NULL),
+    [R_CONFIG_01] = INT(C_I32, 0, 1, O_DEFAULT, O_DEFAULT, 0, 0, 0, 0, 1, 0, 0),
     /* init.cc envConfigOverride: splitShare other than 0/1 "set it to 0". */
     [R_SPLIT_SHARE] = INT(C_I32, 0, 1, O_AS, O_AS, 0, 0, 0, 0, 1, 0,
-                          "NCCL sets any value but 0 and 1 to 0"),
+                          S_SPLIT_SHARE),
     /* cudawrap.cc ncclCuMemEnable (int): >= 0 is used as a boolean, -2 is
      * auto, any other negative value is off. */
     [R_CUMEM] = INT(C_I32, 0, 1, O_AS, O_AS, F_HIGH_WARN, 0, 0, 1, -2, -2,
-                    "NCCL reads any positive value as 1 (on) and a negative one but -2 (auto) as 0 (off)"),
+                    S_CUMEM),
     /* nvls.cc ncclNvlsInit: 0 off, 2 auto, any other value forces NVLS on. */
     [R_NVLS_ENABLE] = INT(C_I64, 0, 2, O_AS, O_AS, 0, 0, 1, 1, 1, 0,
-                          "NCCL reads any value but 0 (off) and 2 (auto) as 1 (on)"),
+                          S_NVLS_ENABLE),
     /* init.cc initTransportsRank: 0 off, 1 on, any other value is auto. */
     [R_MNNVL_ENABLE] = INT(C_I64, 0, 2, O_AS, O_AS, 0, 0, 2, 2, 1, 0,
-                           "NCCL reads any value but 0 (off) and 1 (on) as 2 (auto)"),
+                           S_MNNVL_ENABLE),
     /* tuning.cc ncclPatEnable: 2 is auto, any other value is returned as is. */
     [R_PAT_ENABLE] = INT(C_I32, 0, 2, O_AS, O_AS, 0, 0, 1, 1, 1, 0,
-                         "NCCL reads any value but 0 (off) and 2 (auto) as 1 (on)"),
+                         S_NVLS_ENABLE),
     /* search.cc ncclTopoCompute and ncclTopoGetNetDev compare it with 0, 1, 2. */
     [R_CROSS_NIC] = INT(C_I64, 0, 2, O_UNDEF, O_UNDEF, 0, 0, 0, 0, 1, 0,
-                        "NCCL only gives 0, 1 and 2 a meaning"),
+                        S_CROSS_NIC),
     /* paths.cc ncclPxnDisable (int), tested with == 1 (search.cc), != 1
      * (paths.cc), == 0 (init.cc) and as a boolean (enqueue.cc). */
     [R_PXN_DISABLE] = INT(C_I32, 0, 1, O_UNDEF, O_UNDEF, 0, 0, 0, 0, 1, 0,
-                          "NCCL tests it as ==1, !=1, ==0 and as a boolean: other values "
-                          "half-disable PXN"),
+                          S_PXN_DISABLE),
     /* search.cc ncclTopoGetNetDev: int pxnLevel, 0..2. */
     [R_P2P_PXN_LEVEL] = INT(C_I32, 0, 2, O_UNDEF, O_UNDEF, 0, 0, 0, 0, 1, 0,
-                            "NCCL only gives 0, 1 and 2 a meaning"),
+                            S_CROSS_NIC),
     /* paths.cc ncclTopoCheckP2p: 2 skips the NVML check, any other nonzero
      * value ignores a disabled P2P (like 1). */
     [R_IGNORE_DISABLED_P2P] = INT(C_I64, 0, 2, O_AS, O_AS, 0, 0, 1, 1, 1, 0,
-                                  "NCCL reads any value but 0 and 2 as 1"),
+                                  S_IGNORE_DISABLED_P2P),
     /* paths.cc ncclTopoCheckGdr: 0 off, a negative value auto, positive on. */
     [R_NET_GDR_READ] = INT(C_I32, 0, 1, O_AS, O_AS, F_HIGH_WARN, 0, -2, 1, -2, -1,
-                           "NCCL reads any negative value as auto and any positive one as 1 (on)"),
+                           S_NET_GDR_READ),
 
     /* net_ib.cc ncclIbRtrQp/ncclIbRtsQp: the verbs attributes are 8-bit, and
      * the hardware takes a 5-bit ACK timeout, a 3-bit retry count, a 4-bit
      * service level; -1 leaves SL/TC to NCCL (ncclIbConnect). */
     [R_IB_TIMEOUT] = INT(C_U8, 0, 31, O_NONE, O_FAIL, 0, 0, 0, 0, 1, 0,
-                         "the verbs layer rejects it and the connection fails"),
+                         S_IB_TIMEOUT),
     [R_IB_RETRY] = INT(C_U8, 0, 7, O_NONE, O_FAIL, 0, 0, 0, 0, 1, 0,
-                       "the verbs layer rejects it and the connection fails"),
+                       S_IB_TIMEOUT),
     [R_IB_SL] = INT(C_U8, 0, 15, O_NONE, O_FAIL, 0, 0, 0, 0, -1, -1,
-                    "InfiniBand has 16 service levels: the verbs layer rejects it"),
-    [R_IB_TC] = INT(C_U8, 0, 255, O_NONE, O_NONE, 0, 0, 0, 0, -1, -1, NULL),
+                    S_IB_SL),
+    [R_IB_TC] = INT(C_U8, 0, 255, O_NONE, O_NONE, 0, 0, 0, 0, -1, -1, 0),
     /* net_ib.cc ncclIbGetGidIndex (int): >= 0 is the index, a negative
      * value selects it automatically (-1). */
     [R_IB_GID] = INT(C_I32, -1, 255, O_CLAMP, O_FAIL, 0, 0, 0, 0, 1, 0,
-                     "there is no such GID: the query fails"),
+                     S_IB_GID),
     /* net_ib.cc ncclIbConnect/ncclIbAccept: nqps = env * ndevs into a table of
      * NCCL_IB_MAX_QPS (128) entries, with no check. */
     [R_IB_QPS] = INT(C_I64, 1, 128, O_FAIL, O_FAIL, 0, 0, 0, 0, 1, 0,
-                     "NCCL needs at least 1 and has room for 128 QPs per connection"),
+                     S_IB_QPS),
     /* net_ib.cc ncclIbGetGidIndex: compared with a GID's RoCE version. */
     [R_IB_ROCE] = INT(C_I32, 1, 2, O_UNDEF, O_UNDEF, 0, 0, 0, 0, 1, 0,
-                      "RoCE has versions 1 and 2 only: no GID matches"),
+                      S_IB_ROCE),
     /* net_ib.cc ncclIbRelaxedOrderingCapable: 1 or 2 try it, anything else is off. */
     [R_IB_RELAXED_ORDERING] = INT(C_I32, 0, 2, O_AS, O_AS, 0, 0, 0, 0, 1, 0,
-                                  "NCCL reads any value but 1 and 2 as 0 (off)"),
+                                  S_IB_RELAXED_ORDERING),
     /* net_ib.cc ncclIbInitDevices: > 0 and == 2; gin_host_gdaki.cc: a boolean. */
     [R_IB_DATA_DIRECT] = INT(C_I64, 0, 2, O_UNDEF, O_UNDEF, 0, 0, 0, 0, 1, 0,
-                             "NCCL tests it as > 0, == 2 and as a boolean in different places"),
+                             S_IB_DATA_DIRECT),
     /* shm.cc initCeOperation: bit 1 sender side, bit 2 receiver side. */
     [R_SHM_MEMCPY_MODE] = INT(C_I64, 0, 3, O_UNDEF, O_UNDEF, 0, 0, 0, 0, 1, 0,
-                              "NCCL only looks at its two lowest bits"),
+                              S_SHM_MEMCPY_MODE),
     /* shm.cc initCeOperation: anything but 1 or 2 "Ignoring SHM locality": 2. */
     [R_SHM_LOCALITY] = INT(C_I32, 1, 2, O_AS, O_AS, 0, 0, 2, 2, 1, 0,
-                           "NCCL warns and uses 2 (receiver side)"),
+                           S_SHM_LOCALITY),
     /* enqueue.cc ncclLaunchKernel: (CUlaunchMemSyncDomain): 0 default, 1 remote. */
     [R_MEM_SYNC_DOMAIN] = INT(C_I32, 0, 1, O_FAIL, O_FAIL, 0, 0, 0, 0, 1, 0,
-                              "CUDA has no such memory sync domain: the kernel launch fails"),
+                              S_MEM_SYNC_DOMAIN),
     /* net_socket.cc ncclNetSocketGetNsockNthread (int): -2 auto; above
      * MAX_THREADS (16) "setting to 16"; sockets: threads x sockets is at most
      * MAX_SOCKETS (64), more is cut down. */
     [R_SOCKET_NTHREADS] = INT(C_I32, 0, 16, O_UNDEF, O_CLAMP, 0, 0, 0, 0, -2, -2,
-                              "NCCL would start a negative number of threads"),
+                              S_SOCKET_NTHREADS),
     [R_SOCKET_NSOCKS] = INT(C_I32, 1, 64, O_UNDEF, O_CLAMP, 0, 0, 0, 0, -2, -2,
-                            "NCCL would open no socket"),
+                            S_SOCKET_NSOCKS),
     /* socket.cc socketSetFlags (int): > 0 is set with setsockopt, -1 or any
      * other value keeps the system's size. */
-    [R_SOCKET_BUF] = INT(C_I32, 1, INT_MAX, O_DEFAULT, O_NONE, 0, 0, 0, 0, -1, -1, NULL),
+    [R_SOCKET_BUF] = INT(C_I32, 1, INT_MAX, O_DEFAULT, O_NONE, 0, 0, 0, 0, -1, -1, 0),
     /* init.cc devCommSetup (uint32_t): not a power of 2 "is being ignored",
      * more than 1 GiB is cut to 1 GiB. */
     [R_WORK_FIFO] = INT(C_U32, 1, 1 << 30, O_UNDEF, O_CLAMP, F_POW2, 0, 0, 0, 1, 0,
-                        "NCCL would keep no work FIFO"),
+                        S_WORK_FIFO),
     /* gin_host.cc ncclGinConnectOnce (int): outside 0..1 GiB-1 "has invalid
      * value": 65536. */
     [R_GIN_POOL] = INT(C_I32, 0, (1 << 30) - 1, O_AS, O_AS, 0, 0, 65536, 65536, 1, 0,
-                       "NCCL warns and uses 65536"),
+                       S_GIN_POOL),
     /* plugin/net.cc initPluginLibsOnceFunc: -1 auto, 2 proxy, 3 GDAKI. */
     [R_GIN_TYPE] = INT(C_I64, 2, 3, O_UNDEF, O_UNDEF, 0, 0, 0, 0, -1, -1,
-                       "NCCL knows -1 (auto), 2 (proxy) and 3 (GDAKI): GIN gets no transport"),
+                       S_GIN_TYPE),
     /* gin_host.cc ncclGinConnectOnce: std::min<int>(NCCL_GIN_MAX_CONTEXTS 4, env). */
     [R_GIN_NCONTEXTS] = INT(C_I32, 1, 4, O_UNDEF, O_CLAMP, 0, 0, 0, 0, 1, 0,
-                            "NCCL would create no GIN context"),
+                            S_GIN_NCONTEXTS),
     /* gin_host_proxy.cc ncclGinProxyCreateContext: uint64_t; -1 is the
      * default; more than the plugin's maximum is capped. */
     [R_GIN_QUEUE] = INT(C_I64, 1, LLONG_MAX, O_UNDEF, O_NONE, 0, 0, 0, 0, -1, -1,
-                        "NCCL takes it as an unsigned size: only -1 selects the default"),
+                        S_GIN_QUEUE),
     /* init.cc fillInfo: -2 hashes the rack serial, -1 keeps NVML's, anything
      * else is the clique id, an unsigned int. */
-    [R_MNNVL_CLIQUE] = INT(C_U32, 0, UINT_MAX, O_NONE, O_NONE, 0, 0, 0, 0, -2, -1, NULL),
+    [R_MNNVL_CLIQUE] = INT(C_U32, 0, UINT_MAX, O_NONE, O_NONE, 0, 0, 0, 0, -2, -1, 0),
     /* dev_runtime.cc ncclDevrInitOnce: size_t bigSize; -1 and 0 are auto. */
     [R_WIN_STRIDE] = INT(C_I64, 1, LLONG_MAX, O_UNDEF, O_NONE, 0, 0, 0, 0, -1, 0,
-                         "NCCL takes it as a huge unsigned stride"),
+                         S_WIN_STRIDE),
     /* proxy.cc ncclProxyProgress: -1 none, else signal(sig, ...). */
     [R_SIGNAL] = INT(C_I32, 1, 64, O_UNDEF, O_UNDEF, 0, 0, 0, 0, -1, -1,
-                     "not a signal number: signal() fails and no handler is installed"),
+                     S_SIGNAL),
     /* enqueue.cc calcCollChunking: (int), -2 auto, else a chunk size cap. */
     [R_NVLSTREE_CHUNK] = INT(C_I32, 1, INT_MAX, O_UNDEF, O_NONE, 0, 0, 0, 0, -2, -2,
-                             "NCCL would cap NVLS tree chunks at zero or less"),
+                             S_NVLSTREE_CHUNK),
     /* enqueue.cc ncclInitKernelsForDevice: int, nonzero is passed to CUDA
      * as a shared-memory carveout percentage (-1: CUDA's default). */
     [R_CARVEOUT] = INT(C_I32, 0, 100, O_FAIL, O_FAIL, 0, 0, 0, 0, -1, -1,
-                       "CUDA takes -1 or a percentage: setting the kernel attribute fails"),
+                       S_CARVEOUT),
 
     /* tuning.cc ncclTopoTuneModel -> parseList: ';' segments, "func:" prefixes
      * on all but the first, ',' tokens, a leading '^', strcasecmp; strtok
      * skips empty tokens; an unknown token or prefix, or a later segment
      * without a prefix, is ncclInvalidUsage. */
-    [R_PROTO] = { V_LIST, 0, 0, 0, F_FUNCS, 0, 0, 0, 0, 0, NONE, "LL,LL128,Simple",
-                  "communicator init fails with ncclInvalidUsage" },
+    [R_PROTO] = { V_LIST, 0, 0, 0, F_FUNCS, 0, 0, 0, 0, 0, NONE, S_PROTO_TOKENS,
+                  S_PROTO },
     [R_ALGO] = { V_LIST, 0, 0, 0, F_FUNCS, 0, 0, 0, 0, 0, NONE,
-                 "Tree,Ring,CollNetDirect,CollNetChain,NVLS,NVLSTree,PAT",
-                 "communicator init fails with ncclInvalidUsage" },
+                 S_ALGO_TOKENS,
+                 S_PROTO },
     /* paths.cc ncclGetLevel: strcmp against topoPathTypeStr[0..PATH_SYS]
      * (topo.cc), else, when it starts with a digit, (int)strtol as the old
      * numbering 0 LOC 1 PIX 2 PXB 3 PHB 4+ SYS; anything else is ignored. */
     [R_LEVEL] = { V_LEVEL, 0, 0, 0, F_CASE, 0, 0, 0, 0, 0, NONE,
-                  "LOC,NVL,NVB,C2C,PIX,PXB,P2C,PXN,PHB,SYS", "NCCL ignores it without a word" },
+                  S_LEVEL_TOKENS, S_LEVEL },
     /* debug.cc ncclDebugInit: strcasecmp; anything else logs nothing. */
-    [R_DEBUG] = { V_ENUM, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, "VERSION,WARN,INFO,ABORT,TRACE",
-                  "NCCL logs nothing, without a word" },
+    [R_DEBUG] = { V_ENUM, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, S_DEBUG_TOKENS,
+                  S_DEBUG },
     /* debug.cc ncclDebugInit: strtok list, unknown names skipped; the mask
      * starts at 0 (or all with '^'), so an empty value masks every line. */
     [R_SUBSYS] = { V_MASK, 0, 0, 0, F_EMPTY_ERR, 0, 0, 0, 0, 0, NONE,
-                   "INIT,COLL,P2P,SHM,NET,GRAPH,TUNING,ENV,ALLOC,CALL,PROXY,NVLS,BOOTSTRAP,REG,"
-                   "PROFILE,RAS,ALL",
-                   "NCCL's mask is then 0: it prints nothing, not even warnings" },
+                   S_SUBSYS_TOKENS,
+                   S_SUBSYS },
     [R_TS_LEVELS] = { V_MASK, 0, 0, 0, F_EMPTY_ERR, 0, 0, 0, 0, 0, NONE,
-                      "ALL,VERSION,WARN,INFO,ABORT,TRACE",
-                      "NCCL then timestamps no line (unset: warnings)" },
+                      S_TS_LEVELS_TOKENS,
+                      S_TS_LEVELS },
     /* debug.cc ncclDebugInit: an empty format leaves every line without one. */
-    [R_TS_FORMAT] = STRING(F_EMPTY_ERR, "NCCL then puts no timestamp on any line"),
+    [R_TS_FORMAT] = STRING(F_EMPTY_ERR, S_TS_FORMAT),
     /* init.cc envConfigOverride: an empty name matches no network plugin. */
-    [R_NET] = STRING(F_EMPTY_ERR, "no network is called \"\": communicator init fails"),
+    [R_NET] = STRING(F_EMPTY_ERR, S_NET),
     /* plugin/net.cc initPluginLibsOnceFunc: empty is "none", unset tries
      * libnccl-net.so. */
     [R_NET_PLUGIN] = STRING(F_EMPTY_ERR,
-                            "NCCL loads no external net plugin, as with \"none\" (unset: it "
-                            "tries libnccl-net.so)"),
+                            S_NET_PLUGIN),
     /* misc/utils.cc getHostHashOnce: the value replaces the host name. */
-    [R_HOSTID] = STRING(F_EMPTY_ERR, "every host gets the same host hash"),
+    [R_HOSTID] = STRING(F_EMPTY_ERR, S_HOSTID),
     /* bootstrap.cc bootstrapNetInit, bootstrapGetUniqueId: ncclSocketGetAddrFromString. */
-    [R_COMM_ID] = STRING(F_EMPTY_ERR, "not an address: ncclGetUniqueId fails"),
+    [R_COMM_ID] = STRING(F_EMPTY_ERR, S_COMM_ID),
     /* socket.cc ncclFindInterfaces: only strlen(env) > 1 is used. */
-    [R_IFNAME] = STRING(F_MIN2, "NCCL ignores a value shorter than 2 bytes and picks an "
-                                "interface itself"),
+    [R_IFNAME] = STRING(F_MIN2, S_IFNAME),
     /* socket.cc envSocketFamily: strcmp, anything else is not forced. */
-    [R_FAMILY] = { V_ENUM, 0, 0, 0, F_CASE, 0, 0, 0, 0, 0, NONE, "AF_INET,AF_INET6",
-                   "NCCL ignores it and takes the first address family it finds" },
+    [R_FAMILY] = { V_ENUM, 0, 0, 0, F_CASE, 0, 0, 0, 0, 0, NONE, S_FAMILY_TOKENS,
+                   S_FAMILY },
     /* net_ib.cc envIbAddrFamily: strcmp, anything else is AF_INET. */
-    [R_IB_FAMILY] = { V_ENUM, 0, 0, 0, F_CASE, 0, 0, 0, 0, 0, NONE, "AF_INET,AF_INET6",
-                      "NCCL uses AF_INET without a word" },
+    [R_IB_FAMILY] = { V_ENUM, 0, 0, 0, F_CASE, 0, 0, 0, 0, 0, NONE, S_FAMILY_TOKENS,
+                      S_IB_FAMILY },
     /* init.cc initTransportsRank: strcasecmp "GROUP", anything else PARALLEL. */
-    [R_LAUNCH_MODE] = { V_ENUM, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, "GROUP,PARALLEL",
-                        "NCCL uses PARALLEL without a word" },
+    [R_LAUNCH_MODE] = { V_ENUM, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, S_LAUNCH_MODE_TOKENS,
+                        S_LAUNCH_MODE },
     /* topo.cc ncclTopoGetSystem: xml.cc ncclTopoGetXmlFromFile cannot open "",
      * and the default virtualTopology.xml is not read either. */
-    [R_TOPO_FILE] = STRING(F_EMPTY_ERR, "NCCL opens no topology file, not even its default one"),
+    [R_TOPO_FILE] = STRING(F_EMPTY_ERR, S_TOPO_FILE),
     /* search.cc ncclTopoCompute: xml.cc ncclTopoGetXmlGraphFromFile fails
      * with ncclSystemError. */
-    [R_GRAPH_FILE] = STRING(F_EMPTY_ERR, "NCCL cannot open a file named \"\": communicator init "
-                                         "fails"),
+    [R_GRAPH_FILE] = STRING(F_EMPTY_ERR, S_GRAPH_FILE),
     /* init.cc initTransportsRank, search.cc ncclTopoDumpGraphs: xml.cc
      * ncclTopoDumpXmlToFile cannot open "" and dumps nothing (a warning). */
-    [R_PATH_WRITE] = STRING(0, "NCCL cannot open a file named \"\" and dumps nothing"),
+    [R_PATH_WRITE] = STRING(0, S_PATH_WRITE),
     /* sym_kernels.cc kernelMask_user: a name that matches no kernel enables none. */
-    [R_SYM_KERNEL] = STRING(F_EMPTY_ERR, "NCCL enables no symmetric kernel"),
+    [R_SYM_KERNEL] = STRING(F_EMPTY_ERR, S_SYM_KERNEL),
     /* ras/client_support.cc rasClientInitSocket: ncclSocketGetAddrFromString. */
-    [R_RAS_ADDR] = STRING(F_EMPTY_ERR, "not an address: the RAS client socket is not set up"),
+    [R_RAS_ADDR] = STRING(F_EMPTY_ERR, S_RAS_ADDR),
 };
 
 const char nccl_collectives[] = "Broadcast,Reduce,AllGather,ReduceScatter,AllReduce";

@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* The NCCL release this table describes. */
+#define NCCL_TABLE_VERSION "2.28.9"
+
 enum value_kind {
     V_STRING, /* text NCCL takes as written (paths, names, interface lists) */
     V_INT,    /* an integer: ncclLoadParam's strtoll(s, NULL, 0), or a direct strtol */
@@ -49,9 +52,15 @@ struct value_rule {
     int as_low, as_high;        /* O_AS: the value NCCL uses instead */
     long long min, max;         /* V_INT: what NCCL uses as written */
     int special_lo, special_hi; /* V_INT: also accepted (-2 "default", -1 "auto"); lo > hi: none */
-    const char *tokens;         /* V_LIST, V_LEVEL, V_ENUM, V_MASK: comma-separated */
-    const char *text;           /* what NCCL does with a bad (or empty, F_EMPTY_ERR) value */
+    /* indexes of strings in nccl_table.c, 0 for none: read them with
+     * rule_tokens() and rule_text() */
+    unsigned char tokens; /* V_LIST, V_LEVEL, V_ENUM, V_MASK: comma-separated */
+    unsigned char text;   /* what NCCL does with a bad (or empty, F_EMPTY_ERR) value */
 };
+
+/* A rule's tokens and text; NULL when it has none. */
+const char *rule_tokens(const struct value_rule *r);
+const char *rule_text(const struct value_rule *r);
 
 /* Rule ids, one per distinct way of reading. Each rule in nccl_table.c says
  * where in NCCL 2.28.9 it comes from. */

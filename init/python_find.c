@@ -237,7 +237,7 @@ static void from_interpreter(struct python_homes *out, const char *path, const c
 void python_find(struct python_homes *out, const char *root, const char *const *interpreters,
                  size_t n, const char *path_env)
 {
-    static const char *const prefixes[] = { "/usr", "/usr/local", "/opt/conda" };
+    static const char prefixes[][11] = { "/usr", "/usr/local", "/opt/conda" };
     const char *r = root ? root : "";
     for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
         struct buf b = { 0 };

@@ -28,7 +28,7 @@ static void json_entry_source(struct buf *b, const struct entry *e)
 
 static void json_var_with(struct buf *b, const struct var *v, bool nccl)
 {
-    static const char *const sources[] = { "environment", "profile", "nccl-init" };
+    static const char sources[][12] = { "environment", "profile", "nccl-init" };
     buf_str(b, "{\"key\": ");
     json_string(b, v->key);
     buf_str(b, ", \"value\": ");

@@ -13,6 +13,7 @@ static void check_entry(const struct entry *e, void *ctx)
 {
     struct resolved *r = ctx;
     validate_entry(e, &r->known, DIAG_ERROR, &r->diag);
+    validate_servers(e, &r->diag);
 }
 
 /* "auto": the profile the rules in the profile directory pick for the

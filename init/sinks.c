@@ -20,7 +20,7 @@
 #define RECORD_ENV NCCL_INIT_RECORD
 #define RECORD_STATE "/run/nccl-init/state.json"
 
-static const char *const sink_names[] = { "etc-environment", "python", "nccl-conf", "record" };
+static const char sink_names[][16] = { "etc-environment", "python", "nccl-conf", "record" };
 
 unsigned sinks_parse(const char *list)
 {

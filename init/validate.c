@@ -5,6 +5,7 @@
 
 #include "nccl_lib.h"
 #include "nccl_table.h"
+#include "servers.h"
 #include "mem.h"
 #include "text.h"
 
@@ -93,8 +94,8 @@ static long long to_ctype(long long v, int ctype)
     }
 }
 
-static const char *const ctype_names[] = { "a 64-bit integer", "an int", "a 32-bit unsigned",
-                                           "a 16-bit unsigned field", "an 8-bit field" };
+static const char ctype_names[][24] = { "a 64-bit integer", "an int", "a 32-bit unsigned",
+                                        "a 16-bit unsigned field", "an 8-bit field" };
 
 /* ---- tokens ---- */
 
@@ -260,8 +261,8 @@ static void judge_int_value(struct judge *j, long long w, const char *prefix)
     case O_CLAMP:
     case O_AS:
         o->used = as;
-        if (action == O_AS && r->text)
-            buf_printf(&b, ": %s", r->text);
+        if (action == O_AS && rule_text(r))
+            buf_printf(&b, ": %s", rule_text(r));
         else
             buf_printf(&b, ": NCCL uses %lld", as);
         break;
@@ -271,11 +272,11 @@ static void judge_int_value(struct judge *j, long long w, const char *prefix)
         break;
     case O_FAIL:
         o->uses = NU_FAILS;
-        buf_printf(&b, ": %s", r->text);
+        buf_printf(&b, ": %s", rule_text(r));
         break;
     default:
         o->uses = NU_UNDEFINED;
-        buf_printf(&b, ": %s", r->text);
+        buf_printf(&b, ": %s", rule_text(r));
         break;
     }
     say(j, sev, "%s", what);
@@ -341,7 +342,7 @@ static void judge_level(struct judge *j)
     struct nccl_reading *o = j->out;
     const char *s = j->e->value;
     size_t n = strlen(s);
-    int i = token_index(r->tokens, s, n, false);
+    int i = token_index(rule_tokens(r), s, n, false);
     o->reads = NR_LEVEL;
     if (i >= 0) {
         o->value = i;
@@ -361,7 +362,7 @@ static void judge_level(struct judge *j)
         }
         o->value = old_to_new[w > 5 ? 5 : w];
         int tl;
-        const char *t = token_at(r->tokens, (int)o->value, &tl);
+        const char *t = token_at(rule_tokens(r), (int)o->value, &tl);
         if (*c.end)
             say(j, DIAG_ERROR, "not a whole number: NCCL reads only its start, %lld, as %.*s",
                 c.v, tl, t);
@@ -380,14 +381,15 @@ static void judge_level(struct judge *j)
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
-    i = token_index(r->tokens, s, n, true);
+    i = token_index(rule_tokens(r), s, n, true);
     if (i >= 0) {
         int tl;
-        const char *t = token_at(r->tokens, i, &tl);
-        say(j, DIAG_ERROR, "levels are case-sensitive (did you mean %.*s?); %s", tl, t, r->text);
+        const char *t = token_at(rule_tokens(r), i, &tl);
+        say(j, DIAG_ERROR, "levels are case-sensitive (did you mean %.*s?); %s", tl, t,
+            rule_text(r));
     } else {
         say(j, DIAG_ERROR, "unknown level (expected one of %s, or a number from 0: 0 LOC, 1 PIX, "
-                           "2 PXB, 3 PHB, 4 SYS); %s", r->tokens, r->text);
+                           "2 PXB, 3 PHB, 4 SYS); %s", rule_tokens(r), rule_text(r));
     }
 }
 
@@ -398,7 +400,7 @@ static void judge_list(struct judge *j)
     struct nccl_reading *o = j->out;
     const char *s = j->e->value;
     bool proto = j->r == &value_rules[R_PROTO];
-    int ntok = token_count(r->tokens);
+    int ntok = token_count(rule_tokens(r));
     /* defaults (tuning.cc ncclTopoTuneModel): everything on, LL128 left to NCCL */
     for (int f = 0; f < NCCL_FUNCS; f++)
         for (int e = 0; e < ntok; e++)
@@ -422,7 +424,7 @@ static void judge_list(struct judge *j)
             if (seg != full) {
                 b.len = 0;
                 buf_printf(&b, "'%s' has no collective prefix, which NCCL allows on the first "
-                               "entry only; %s", seg, r->text);
+                               "entry only; %s", seg, rule_text(r));
                 o->reads = NR_INVALID;
                 break;
             }
@@ -444,7 +446,7 @@ static void judge_list(struct judge *j)
         if (prefix && f < 0) {
             b.len = 0;
             buf_printf(&b, "unknown collective '%s' (expected %s); %s", prefix, nccl_collectives,
-                       r->text);
+                       rule_text(r));
             o->reads = NR_INVALID;
             break;
         }
@@ -456,11 +458,11 @@ static void judge_list(struct judge *j)
         elems = xstrdup(list);
         char *save_el;
         for (char *el = strtok_r(elems, ",", &save_el); el; el = strtok_r(NULL, ",", &save_el)) {
-            int e = token_index(r->tokens, el, strlen(el), true);
+            int e = token_index(rule_tokens(r), el, strlen(el), true);
             if (e < 0) {
                 b.len = 0;
                 buf_printf(&b, "unknown token '%s' (expected %s; a leading '^' excludes); %s", el,
-                           r->tokens, r->text);
+                           rule_tokens(r), rule_text(r));
                 o->reads = NR_INVALID;
                 break;
             }
@@ -500,19 +502,20 @@ static void judge_enum(struct judge *j)
     const char *s = j->e->value;
     size_t n = strlen(s);
     bool exact = !(r->flags & F_CASE);
-    if (token_index(r->tokens, s, n, exact) >= 0)
+    if (token_index(rule_tokens(r), s, n, exact) >= 0)
         return;
     if (!*s) {
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
-    int i = token_index(r->tokens, s, n, true);
+    int i = token_index(rule_tokens(r), s, n, true);
     if (i >= 0) {
         int tl;
-        const char *t = token_at(r->tokens, i, &tl);
-        say(j, DIAG_ERROR, "case-sensitive (did you mean %.*s?); %s", tl, t, r->text);
+        const char *t = token_at(rule_tokens(r), i, &tl);
+        say(j, DIAG_ERROR, "case-sensitive (did you mean %.*s?); %s", tl, t, rule_text(r));
     } else {
-        say(j, DIAG_ERROR, "unknown value (expected one of %s); %s", r->tokens, r->text);
+        say(j, DIAG_ERROR, "unknown value (expected one of %s); %s", rule_tokens(r),
+            rule_text(r));
     }
 }
 
@@ -523,16 +526,16 @@ static void judge_mask(struct judge *j)
     const struct value_rule *r = j->r;
     const char *s = j->e->value;
     if (!*s) {
-        say(j, DIAG_ERROR, "empty: %s", r->text);
+        say(j, DIAG_ERROR, "empty: %s", rule_text(r));
         return;
     }
     if (*s == '^')
         s++;
     for (;;) {
         size_t n = strcspn(s, ",");
-        if (n && token_index(r->tokens, s, n, true) < 0) {
+        if (n && token_index(rule_tokens(r), s, n, true) < 0) {
             say(j, DIAG_ERROR, "unknown name '%.*s' (expected %s; a leading '^' excludes): NCCL "
-                               "skips it without a word", (int)n, s, r->tokens);
+                               "skips it without a word", (int)n, s, rule_tokens(r));
             return;
         }
         if (!s[n])
@@ -547,8 +550,9 @@ static void judge_string(struct judge *j)
     const char *s = j->e->value;
     size_t n = strlen(s);
     if (n == 0) {
-        if (r->text && !(r->flags & F_MIN2))
-            say(j, (r->flags & F_EMPTY_ERR) ? DIAG_ERROR : DIAG_WARNING, "empty: %s", r->text);
+        if (rule_text(r) && !(r->flags & F_MIN2))
+            say(j, (r->flags & F_EMPTY_ERR) ? DIAG_ERROR : DIAG_WARNING, "empty: %s",
+                rule_text(r));
         else if (j->r == &value_rules[R_STRING])
             say(j, DIAG_WARNING, "empty: NCCL takes the empty string as the value, not as unset");
         else
@@ -561,7 +565,7 @@ static void judge_string(struct judge *j)
         return;
     }
     if ((r->flags & F_MIN2) && n < 2)
-        say(j, DIAG_ERROR, "%s", r->text);
+        say(j, DIAG_ERROR, "%s", rule_text(r));
 }
 
 /* The judgement of one value: the reading, and the findings when d is set. */
@@ -590,7 +594,7 @@ static void judge(const struct entry *e, int sev, struct diag *d, struct nccl_re
         break;
     case V_UNREAD:
         out->reads = NR_UNSET;
-        say(&j, DIAG_WARNING, "%s", j.r->text);
+        say(&j, DIAG_WARNING, "%s", rule_text(j.r));
         break;
     default:
         judge_string(&j);
@@ -606,8 +610,8 @@ void nccl_read(const char *key, const char *value, struct nccl_reading *r)
 
 void nccl_reading_json(struct buf *b, const char *key, const char *value)
 {
-    static const char *const reads[] = { "", "unset", "default", "", "", "", "invalid", "undefined" };
-    static const char *const uses[] = { "", "", "default", "fails", "undefined" };
+    static const char reads[][10] = { "", "unset", "default", "", "", "", "invalid", "undefined" };
+    static const char uses[][10] = { "", "", "default", "fails", "undefined" };
     struct nccl_reading r;
     nccl_read(key, value, &r);
     if (r.rule < 0 || r.reads == NR_NONE)
@@ -618,7 +622,7 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value)
         buf_printf(b, "%lld", r.value);
     } else if (r.reads == NR_LEVEL) {
         int tl;
-        const char *t = token_at(rule->tokens, (int)r.value, &tl);
+        const char *t = token_at(rule_tokens(rule), (int)r.value, &tl);
         buf_printf(b, "\"%.*s\"", tl, t);
     } else if (r.reads == NR_LIST) {
         buf_str(b, "{");
@@ -626,8 +630,8 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value)
             int fl;
             const char *fn = token_at(nccl_collectives, f, &fl);
             buf_printf(b, "%s\"%.*s\": {", f ? ", " : "", fl, fn);
-            for (int e = 0; e < token_count(rule->tokens); e++) {
-                const char *t = token_at(rule->tokens, e, &fl);
+            for (int e = 0; e < token_count(rule_tokens(rule)); e++) {
+                const char *t = token_at(rule_tokens(rule), e, &fl);
                 buf_printf(b, "%s\"%.*s\": %u", e ? ", " : "", fl, t, r.matrix[f][e]);
             }
             buf_str(b, "}");
@@ -745,7 +749,7 @@ static bool proto_excludes(const char *proto, const char *tok)
 {
     struct nccl_reading r;
     nccl_read("NCCL_PROTO", proto, &r);
-    int e = token_index(value_rules[R_PROTO].tokens, tok, strlen(tok), true);
+    int e = token_index(rule_tokens(&value_rules[R_PROTO]), tok, strlen(tok), true);
     if (r.reads != NR_LIST || e < 0)
         return false;
     for (int f = 0; f < NCCL_FUNCS; f++)
@@ -792,4 +796,37 @@ void validate_set(const struct entry *const *set, size_t n, struct diag *d)
         diag(d, DIAG_WARNING, level->file, level->line,
              "NCCL_P2P_LEVEL=%s does nothing with NCCL_P2P_DISABLE=1: NCCL does not read it",
              level->value);
+}
+
+/* ---- the servers' own settings ---- */
+
+static const char *next_field(const char *s)
+{
+    return s + strlen(s) + 1;
+}
+
+void validate_servers(const struct entry *e, struct diag *d)
+{
+    for (const char *key = server_overrides; *key;) {
+        const char *server = next_field(key), *what = next_field(server),
+                   *option = next_field(what), *source = next_field(option);
+        size_t n = strlen(e->value);
+        int shown = n > 80 ? 72 : (int)n; /* as say() shortens values */
+        const char *more = n > 80 ? "..." : "";
+        if (strcmp(key, e->key) == 0) {
+            if (*what == W_ALWAYS)
+                diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s always %s (%s), so the "
+                     "profile's value never reaches %s", key, shown, e->value, more, server,
+                     what + 1, source, server);
+            else if (*what == W_UNSET)
+                diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s only when it is unset "
+                     "(%s): the profile's value wins", key, shown, e->value, more, server,
+                     what + 1, source);
+            else
+                diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s when it is unset, and "
+                     "always with %s (%s): the profile's value wins unless %s is given", key,
+                     shown, e->value, more, server, what + 1, option, source, option);
+        }
+        key = next_field(source);
+    }
 }

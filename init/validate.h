@@ -57,6 +57,10 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value);
 void validate_entry(const struct entry *e, const struct known_names *k, int severity,
                     struct diag *d);
 
+/* Warns when SGLang or vLLM set or remove e's key themselves
+ * (servers.c): whether the profile's value still reaches them. */
+void validate_servers(const struct entry *e, struct diag *d);
+
 /* Checks a whole set for combinations that do nothing (warnings only). */
 void validate_set(const struct entry *const *set, size_t n, struct diag *d);
 

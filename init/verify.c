@@ -1,6 +1,7 @@
 #include "verify.h"
 
 #include "log.h"
+#include "nccl_lib.h"
 #include "proc_scan.h"
 #include "procfs.h"
 #include "sink_formats.h"
@@ -97,6 +98,7 @@ struct proc {
     bool python, nccl, wanted;
     bool unknown; /* wanted only because its map could not be read */
     int maps_err; /* errno reading /proc/PID/maps; 0 when read */
+    char *lib;    /* the first line of its map that names a libnccl.so, or NULL */
 };
 
 static int cmp_pid(const void *a, const void *b)
@@ -155,6 +157,12 @@ static bool read_proc(pid_t pid, struct proc *p)
     int e = proc_file(pid, "maps", 64 << 20, &maps, &len);
     if (e == 0) {
         p->nccl = find_bytes(maps, len, "/libnccl", 8) != NULL;
+        const char *l = p->nccl ? find_bytes(maps, len, "/libnccl.so", 11) : NULL, *end = l;
+        while (l && l > maps && l[-1] != '\n')
+            l--;
+        while (end && end < maps + len && *end != '\n')
+            end++;
+        p->lib = l ? xstrndup(l, (size_t)(end - l)) : NULL;
         free(maps);
     } else {
         p->maps_err = -e;
@@ -414,8 +422,65 @@ static struct verify_row *add_row(struct verify_report *r, enum verify_row_kind 
 {
     grow((void **)&r->rows, &r->cap, r->nrows + 1, sizeof *r->rows);
     struct verify_row *w = &r->rows[r->nrows++];
-    *w = (struct verify_row){ .kind = kind, .pid = pid };
+    *w = (struct verify_row){ .kind = kind, .pid = pid, .lib = -1 };
     return w;
+}
+
+/* Which libnccl.so p maps, as an index in r->libs; -1 for none. Its map
+ * line is "START-END PERMS OFFSET DEV INODE PATH", and a library is known
+ * by its DEV and INODE: read once, however many processes map it. It is
+ * read through /proc/PID/map_files/START-END, exactly the file mapped,
+ * when we may (that takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else
+ * through /proc/PID/root and the path when that is still the inode mapped
+ * (a library replaced since is "PATH (deleted)" in the map). */
+static int lib_of(struct verify_report *r, const struct proc *p)
+{
+    const char *f[6];
+    int k = 0;
+    for (const char *q = p->lib; q && *q && k < 6;) {
+        while (*q == ' ')
+            q++;
+        f[k++] = q;
+        while (k < 6 && *q && *q != ' ')
+            q++;
+    }
+    if (k < 6)
+        return -1;
+    char *id = xstrndup(f[3], (size_t)(strchr(f[4], ' ') - f[3]));
+    for (size_t i = 0; i < r->nlibs; i++)
+        if (strcmp(r->libs[i].id, id) == 0) {
+            free(id);
+            return (int)i;
+        }
+    grow((void **)&r->libs, &r->libcap, r->nlibs + 1, sizeof *r->libs);
+    struct verify_lib *l = &r->libs[r->nlibs];
+    *l = (struct verify_lib){ id, xstrdup(f[5]), NULL, 0 };
+    struct buf path = { 0 };
+    buf_printf(&path, "/proc/%d/map_files/%.*s", (int)p->pid, (int)(strchr(f[0], ' ') - f[0]),
+               f[0]);
+    int fd = open(path.data, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && !ends_with(l->path, strlen(l->path), " (deleted)")) {
+        path.len = 0;
+        buf_printf(&path, "/proc/%d/root%s", (int)p->pid, l->path);
+        struct stat st;
+        fd = open(path.data, O_RDONLY | O_CLOEXEC);
+        path.len = 0;
+        if (fd >= 0 && fstat(fd, &st) == 0)
+            buf_printf(&path, "%llu ", (unsigned long long)st.st_ino);
+        if (fd >= 0 && (!path.len || strncmp(path.data, f[4], path.len) != 0)) {
+            close(fd);
+            fd = -1;
+            errno = ESTALE;
+        }
+    }
+    l->err = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        l->version = nccl_lib_version(fd);
+        l->err = l->version ? 0 : ENOEXEC;
+        close(fd);
+    }
+    buf_free(&path);
+    return (int)r->nlibs++;
 }
 
 /* The row of a process that was checked (or that could not be). */
@@ -426,6 +491,7 @@ static struct verify_row *add_proc_row(struct verify_report *r, enum verify_row_
     memcpy(w->comm, p->comm, sizeof w->comm);
     w->python = p->python;
     w->nccl = p->nccl;
+    w->lib = lib_of(r, p);
     r->checked++;
     return w;
 }

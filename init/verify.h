@@ -43,6 +43,7 @@ struct verify_row {
     pid_t pid;
     char comm[32];
     bool python, nccl;
+    int lib; /* the libnccl.so it maps (index in the report's libs), or -1 */
     /* ROW_UNVERIFIED: a short reason for the table, and what failed */
     const char *reason;
     char *detail;
@@ -51,6 +52,15 @@ struct verify_row {
     char *conf_file;             /* the user's conf file, as NCCL names it; NULL: none */
     struct verify_value *values; /* one per key of the report */
     bool ok;                     /* every value the profile's */
+};
+
+/* A libnccl.so that checked processes have mapped, read once however many
+ * map it. */
+struct verify_lib {
+    char *id;      /* "DEV INODE", as /proc/PID/maps writes them */
+    char *path;    /* as the process's map names it */
+    char *version; /* from its .rodata ("2.28.9+cuda13.0"); NULL: unknown */
+    int err;       /* why it could not be read (errno), or 0 */
 };
 
 struct verify_key {
@@ -67,6 +77,8 @@ struct verify_report {
     struct verify_row *rows;
     size_t nrows, cap;
     unsigned checked, good, unverified, outside; /* rows of each */
+    struct verify_lib *libs;
+    size_t nlibs, libcap;
 };
 
 /* Collects the rows; dies (EXIT_USAGE) without a resolved set. */

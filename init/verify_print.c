@@ -1,7 +1,9 @@
 /* verify's report: a table with notes and a summary, or JSON. */
 #include "verify.h"
+#include "nccl_table.h"
 #include "text.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* For a terminal: every control byte (C0, DEL, and C1 as UTF-8) and every
@@ -59,7 +61,7 @@ static void end_row(struct buf *b)
  * the profile's, wherever it comes from. */
 static const char *via(const struct verify_value *v)
 {
-    static const char *const names[] = { "MISSING", "env", "site", "nccl.conf", "nccl.conf" };
+    static const char names[][10] = { "MISSING", "env", "site", "nccl.conf", "nccl.conf" };
     return v->from != FROM_NONE && !v->same ? "CONFLICT" : names[v->from];
 }
 
@@ -79,6 +81,8 @@ static void table_header(struct buf *b, const struct verify_report *r)
         text_prefix(b, key + (strncmp(key, "NCCL_", 5) ? 0 : 5), 10);
         pad(b, at, 10);
     }
+    if (r->nlibs)
+        buf_str(b, " LIBNCCL");
     end_row(b);
 }
 
@@ -93,6 +97,12 @@ static void table_row(struct buf *b, const struct verify_report *r, const struct
     else
         for (size_t k = 0; k < r->nkeys; k++)
             buf_printf(b, " %-10s", via(&w->values[k]));
+    /* the version of the libnccl.so it maps: "-" none, "?" unknown */
+    if (r->nlibs && w->kind == ROW_CHECKED) {
+        buf_str(b, " ");
+        const struct verify_lib *l = w->lib < 0 ? NULL : &r->libs[w->lib];
+        text_escaped(b, !l ? "-" : l->version ? l->version : "?");
+    }
     end_row(b);
 }
 
@@ -153,6 +163,34 @@ static void outside_note(struct buf *b, const struct verify_report *r)
     buf_str(b, ")\n");
 }
 
+/* Each libnccl.so the rows map, its version next to the one whose rules
+ * nccl-init checks profiles against. */
+static void lib_notes(struct buf *b, const struct verify_report *r)
+{
+    for (size_t i = 0; i < r->nlibs; i++) {
+        const struct verify_lib *l = &r->libs[i];
+        unsigned n = 0;
+        for (size_t k = 0; k < r->nrows; k++)
+            n += r->rows[k].lib == (int)i;
+        buf_str(b, "libnccl ");
+        text_escaped(b, l->version ? l->version : "of unknown version");
+        buf_printf(b, " in %u process%s (", n, n == 1 ? "" : "es");
+        text_escaped(b, l->path);
+        size_t t = sizeof NCCL_TABLE_VERSION - 1;
+        if (!l->version)
+            buf_printf(b, ": %s): check and run apply NCCL " NCCL_TABLE_VERSION "'s rules\n",
+                       l->err == ENOEXEC  ? "no NCCL version string in it"
+                       : l->err == ESTALE ? "the file at that path is not the one mapped"
+                                          : strerror(l->err));
+        else
+            buf_printf(b, "): %sthe NCCL " NCCL_TABLE_VERSION " whose rules check and run apply\n",
+                       strncmp(l->version, NCCL_TABLE_VERSION, t) == 0 &&
+                               (l->version[t] == '+' || !l->version[t])
+                           ? ""
+                           : "not ");
+    }
+}
+
 void verify_print_text(struct buf *b, const struct verify_report *r)
 {
     table_header(b, r);
@@ -162,6 +200,7 @@ void verify_print_text(struct buf *b, const struct verify_report *r)
     for (size_t i = 0; i < r->nrows; i++)
         notes(b, r, &r->rows[i]);
     outside_note(b, r);
+    lib_notes(b, r);
     buf_printf(b, "%u process%s checked, %u with every value", r->checked,
                r->checked == 1 ? "" : "es", r->good);
     if (r->unverified)
@@ -193,8 +232,21 @@ static void json_row(struct buf *b, const struct verify_report *r, const struct 
 {
     buf_printf(b, "{\"pid\": %d, \"command\": ", (int)w->pid);
     json_string(b, w->comm);
-    buf_printf(b, ", \"python\": %s, \"nccl\": %s", w->python ? "true" : "false",
+    buf_printf(b, ", \"python\": %s, \"nccl\": %s, \"libnccl\": ", w->python ? "true" : "false",
                w->nccl ? "true" : "false");
+    if (w->lib < 0) {
+        buf_str(b, "null");
+    } else {
+        const struct verify_lib *l = &r->libs[w->lib];
+        buf_str(b, "{\"path\": ");
+        json_string(b, l->path);
+        buf_str(b, ", \"version\": ");
+        if (l->version)
+            json_string(b, l->version);
+        else
+            buf_str(b, "null");
+        buf_str(b, "}");
+    }
     if (w->kind == ROW_UNVERIFIED) {
         buf_str(b, ", \"verified\": false, \"reason\": ");
         json_string(b, w->reason);
@@ -220,6 +272,7 @@ void verify_print_json(struct buf *b, const struct verify_report *r)
 {
     buf_str(b, "{\n  \"digest\": ");
     json_string(b, r->digest ? r->digest : "");
+    buf_str(b, ",\n  \"nccl_rules\": \"" NCCL_TABLE_VERSION "\"");
     buf_str(b, ",\n  \"processes\": [");
     unsigned listed = 0;
     for (size_t i = 0; i < r->nrows; i++)

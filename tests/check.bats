@@ -180,10 +180,11 @@ check_text() {
 }
 
 @test "unknown NCCL names warn with suggestions; other keys pass through" {
-    check_text 'NCCL_NCHANNELS=8\nCUDA_DEVICE_MAX_CONNECTIONS=1\nTORCH_NCCL_ASYNC_ERROR_HANDLING=whatever\n'
+    # (CUDA_DEVICE_MAX_CONNECTIONS, which SGLang sets itself, warns for that alone: see below)
+    check_text 'NCCL_NCHANNELS=8\nCUDA_VISIBLE_DEVICES=whatever\nTORCH_NCCL_ASYNC_ERROR_HANDLING=whatever\n'
     assert_success
     [[ "$stderr" == *"p.env:1: warning: unknown NCCL variable NCCL_NCHANNELS; did you mean NCCL_MAX_NCHANNELS, NCCL_MIN_NCHANNELS?"* ]]
-    [[ "$stderr" != *"CUDA_DEVICE"* ]]
+    [[ "$stderr" != *"CUDA_VISIBLE"* ]]
     [[ "$stderr" != *"TORCH_"* ]]
 }
 
@@ -232,4 +233,28 @@ check_text() {
     [[ "$stderr" != *"unknown NCCL variable"* ]]
     run --separate-stderr "$NI" check --nccl-lib "$TMP/missing.so" "$TMP/p.env"
     assert_failure 2
+}
+
+# init/servers.c: what SGLang (engine.py _set_envs_and_config) and vLLM set
+# themselves. An unconditional write defeats the profile; one made only when
+# the key is unset does not, since the profile sets it.
+@test "keys that SGLang or vLLM set themselves warn, and say whether the profile still wins" {
+    f=$REPO/tests/fixtures/server-overrides.env
+    run --separate-stderr "$NI" check "$f"
+    assert_success
+    [ "$(grep -c ': warning: ' <<<"$stderr")" = 5 ]
+    [[ "$stderr" != *"server-overrides.env:3:"* ]] # NCCL_PROTO: no server touches it
+    [[ "$stderr" == *"server-overrides.env:4: warning: CUDA_DEVICE_MAX_CONNECTIONS=1: SGLang always sets it to 8 (engine.py _set_envs_and_config), so the profile's value never reaches SGLang"* ]]
+    [[ "$stderr" == *"server-overrides.env:5: warning: NCCL_CUMEM_ENABLE=1: SGLang sets it to 0 (1 on a multi-node MNNVL fabric or with --enable-symm-mem) when it is unset, and always with --enable-symm-mem (engine.py _set_envs_and_config): the profile's value wins unless --enable-symm-mem is given"* ]]
+    [[ "$stderr" == *"server-overrides.env:6: warning: NCCL_NVLS_ENABLE=1: SGLang sets it to 0 (1 with --enable-nccl-nvls or --enable-symm-mem) when it is unset, and always with --enable-nccl-nvls or --enable-symm-mem (engine.py _set_envs_and_config): the profile's value wins unless --enable-nccl-nvls or --enable-symm-mem is given"* ]]
+    [[ "$stderr" == *"server-overrides.env:7: warning: NCCL_MNNVL_ENABLE=1: SGLang sets it to 1 on a multi-node MNNVL fabric only when it is unset (engine.py _set_envs_and_config): the profile's value wins"* ]]
+    [[ "$stderr" == *"server-overrides.env:8: warning: TORCHINDUCTOR_COMPILE_THREADS=4: vLLM always sets it to 1 (env_override.py), so the profile's value never reaches vLLM"* ]]
+    [[ "$stderr" == *"checked 1 profile: 0 errors, 5 warnings"* ]]
+    # vLLM no longer sets NCCL_CUMEM_ENABLE (PR #24141): no vLLM warning on it
+    [[ "$stderr" != *"NCCL_CUMEM_ENABLE=1: vLLM"* ]]
+    # the same line from a profile taken by name, with its other problems in line order
+    printf 'CUDA_DEVICE_MAX_CONNECTIONS=\nNCCL_NVLS_ENABLE=2x\n' >"$TMP/p.env"
+    run --separate-stderr "$NI" check "$TMP/p.env"
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: warning: CUDA_DEVICE_MAX_CONNECTIONS=: SGLang always sets it to 8"*"p.env:2: error: NCCL_NVLS_ENABLE=2x: not a whole number"*"p.env:2: warning: NCCL_NVLS_ENABLE=2x: SGLang sets it to 0"* ]]
 }

@@ -325,3 +325,16 @@ sink_state() {
     assert_success
     [ -e "$TMP/started" ]
 }
+
+@test "a profile key that SGLang or vLLM set themselves warns at the start, and the command runs" {
+    run --separate-stderr env -i PATH=/usr/bin:/bin "$NI" --sinks none -p "$REPO/tests/fixtures/server-overrides.env" -- printenv CUDA_DEVICE_MAX_CONNECTIONS
+    assert_success
+    assert_output 1 # nccl-init passes the profile's value; SGLang replaces it later
+    [[ "$stderr" == *"server-overrides.env:4: warning: CUDA_DEVICE_MAX_CONNECTIONS=1: SGLang always sets it to 8 (engine.py _set_envs_and_config), so the profile's value never reaches SGLang"* ]]
+    [[ "$stderr" == *"server-overrides.env:5: warning: NCCL_CUMEM_ENABLE=1: SGLang sets it to 0 (1 on a multi-node MNNVL fabric or with --enable-symm-mem) when it is unset, and always with --enable-symm-mem"*"the profile's value wins unless --enable-symm-mem is given"* ]]
+    [ "$(grep -c ': warning: ' <<<"$stderr")" = 5 ]
+    # warnings, like the profile's other findings: silenced only with the errors-only log level
+    run --separate-stderr env NCCL_INIT_LOG=error "$NI" --sinks none -p "$REPO/tests/fixtures/server-overrides.env" -- true
+    assert_success
+    assert_equal "$stderr" ""
+}

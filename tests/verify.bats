@@ -106,6 +106,90 @@ print("ok")' "$output" "$nccl"
     assert_output ok
 }
 
+# Starts python3 -S under nccl-init (record sink only); it loads the library
+# $1 and stays. Sets LOADED to its pid.
+start_loader() {
+    env -i PATH=/usr/bin:/bin "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- \
+        /usr/bin/python3 -S -c "import ctypes, os, sys, time; ctypes.CDLL(sys.argv[1]); open(sys.argv[2], 'w').write(str(os.getpid())); time.sleep(60)" \
+        "$1" "$TMP/loaded" 2>"$TMP/init.log" &
+    PIDS+=($!)
+    for _ in $(seq 200); do [ -s "$TMP/loaded" ] && break; sleep 0.05; done
+    LOADED=$(cat "$TMP/loaded")
+    rm -f "$TMP/loaded"
+}
+
+@test "verify names the libnccl version each NCCL process loaded, next to the one the rules describe" {
+    lib=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
+    [ -r "$lib" ] || skip "no libnccl.so.2 on this machine"
+    command -v strings >/dev/null || skip "no strings (binutils)"
+    # the version, read from the library independently of nccl-init
+    want=$(strings -a "$lib" | grep -m1 -E '^NCCL version [0-9][^ ]*$')
+    want=${want#NCCL version }
+    [ -n "$want" ]
+    real=$(readlink -f "$lib")
+    start_loader "$lib"
+    run --separate-stderr "$NI" verify
+    echo "$output"
+    assert_success
+    assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +P2P_LEVEL +PROTO +LIBNCCL$'
+    assert_line --regexp "^$LOADED +python3 +env +env +env +env +env +${want//+/\\+}$"
+    if [[ "$want" == 2.28.9+* ]]; then
+        assert_line "libnccl $want in 1 process ($real): the NCCL 2.28.9 whose rules check and run apply"
+    else
+        assert_line "libnccl $want in 1 process ($real): not the NCCL 2.28.9 whose rules check and run apply"
+    fi
+    run --separate-stderr "$NI" verify --json
+    assert_success
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["nccl_rules"] == "2.28.9", d
+p = [p for p in d["processes"] if p["pid"] == int(sys.argv[2])][0]
+assert p["libnccl"] == {"path": sys.argv[3], "version": sys.argv[4]}, p
+print("ok")' "$output" "$LOADED" "$real" "$want"
+    assert_output ok
+}
+
+@test "libnccl versions: another release, none, and one library read once for the processes that map it" {
+    command -v gcc >/dev/null || skip "no gcc"
+    mkdir "$TMP/other" "$TMP/none"
+    echo 'const char nccl_version[] = "NCCL version 2.99.0+cuda99.9";' >"$TMP/v.c"
+    gcc -shared -fPIC -o "$TMP/other/libnccl.so.2" "$TMP/v.c"
+    echo 'const char nccl_version[] = "NCCL version %d.%d.%d";' >"$TMP/n.c"
+    gcc -shared -fPIC -o "$TMP/none/libnccl.so.2" "$TMP/n.c"
+    start_loader libc.so.6 # no libnccl at all
+    plain=$LOADED
+    start_loader "$TMP/other/libnccl.so.2"
+    a=$LOADED
+    start_loader "$TMP/other/libnccl.so.2"
+    b=$LOADED
+    start_loader "$TMP/none/libnccl.so.2"
+    c=$LOADED
+    run --separate-stderr "$NI" verify --pid "$plain" --pid "$a" --pid "$b" --pid "$c"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$plain +python3 +env +env +env +env +env +-$"
+    assert_line --regexp "^$a +python3 +env +env +env +env +env +2\.99\.0\+cuda99\.9$"
+    assert_line --regexp "^$b +python3 .* 2\.99\.0\+cuda99\.9$"
+    assert_line --regexp "^$c +python3 .* \?$"
+    assert_line "libnccl 2.99.0+cuda99.9 in 2 processes ($TMP/other/libnccl.so.2): not the NCCL 2.28.9 whose rules check and run apply"
+    assert_line "libnccl of unknown version in 1 process ($TMP/none/libnccl.so.2: no NCCL version string in it): check and run apply NCCL 2.28.9's rules"
+    # each library is opened once, however many processes map it
+    if command -v strace >/dev/null; then
+        strace -f -e trace=open,openat -o "$TMP/trace" "$NI" verify --pid "$a" --pid "$b" --pid "$c" >/dev/null
+        [ "$(grep -c 'map_files/' "$TMP/trace")" = 2 ]
+    fi
+    run --separate-stderr "$NI" verify --json --pid "$c" --pid "$plain"
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+p = {p["pid"]: p for p in d["processes"]}
+assert p[int(sys.argv[2])]["libnccl"] == {"path": sys.argv[3], "version": None}, p
+assert p[int(sys.argv[4])]["libnccl"] is None, p
+print("ok")' "$output" "$c" "$TMP/none/libnccl.so.2" "$plain"
+    assert_output ok
+}
+
 @test "--json and --pid" {
     SINKS=all start_tree
     read -r w1 w2 w3 w4 <"$TMP/ready"

@@ -3,8 +3,10 @@
 
 #include "nccl_lib.h"
 #include "nccl_table.h"
+#include "servers.h"
 #include "validate.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 
@@ -313,11 +315,11 @@ static void table_is_sorted_and_complete(void **state)
     for (int r = 0; r < R_COUNT; r++) {
         const struct value_rule *v = &value_rules[r];
         if (v->kind == V_LIST || v->kind == V_LEVEL || v->kind == V_ENUM || v->kind == V_MASK)
-            assert_non_null(v->tokens);
+            assert_non_null(rule_tokens(v));
         if (v->kind == V_INT) {
             assert_true(v->min <= v->max);
             if (v->low == O_FAIL || v->low == O_UNDEF || v->high == O_FAIL || v->high == O_UNDEF)
-                assert_non_null(v->text);
+                assert_non_null(rule_text(v));
         }
     }
 }
@@ -508,6 +510,167 @@ static void names_from_real_libnccl(void **state)
     known_names_free(&k);
 }
 
+/* servers.c: rows of key, server, when + what, option, source. */
+static void servers_table_is_well_formed(void **state)
+{
+    (void)state;
+    unsigned rows = 0, sglang_cumem = 0, vllm_cumem = 0, max_connections = 0;
+    for (const char *key = server_overrides; *key; rows++) {
+        const char *server = key + strlen(key) + 1, *what = server + strlen(server) + 1,
+                   *option = what + strlen(what) + 1, *source = option + strlen(option) + 1;
+        assert_true(key_valid(key, strlen(key)));
+        assert_true(strcmp(server, "SGLang") == 0 || strcmp(server, "vLLM") == 0);
+        assert_true(*what == W_ALWAYS || *what == W_UNSET || *what == W_FLAG);
+        assert_true(strlen(what) > 1 && *source);
+        /* an option exactly where the condition names one */
+        assert_int_equal(*what == W_FLAG, *option != '\0');
+        sglang_cumem += strcmp(key, "NCCL_CUMEM_ENABLE") == 0 && *server == 'S' && *what == W_FLAG;
+        vllm_cumem += strcmp(key, "NCCL_CUMEM_ENABLE") == 0 && *server == 'v';
+        max_connections += strcmp(key, "CUDA_DEVICE_MAX_CONNECTIONS") == 0 && *what == W_ALWAYS;
+        key = source + strlen(source) + 1;
+    }
+    assert_int_equal(rows, 9);
+    assert_int_equal(sglang_cumem, 1);
+    assert_int_equal(max_connections, 1);
+    /* vLLM dropped its NCCL_CUMEM_ENABLE override (PR #24141, 2025-09) */
+    assert_int_equal(vllm_cumem, 0);
+}
+
+static struct result server_check(const char *key, const char *value)
+{
+    struct entry e = { key, value, "t.env", 3, "t" };
+    struct diag d = { 0 };
+    capture_begin();
+    validate_servers(&e, &d);
+    return (struct result){ d.errors, d.warnings, capture_end() };
+}
+
+static void servers_override_some_keys(void **state)
+{
+    (void)state;
+    struct result r = server_check("CUDA_DEVICE_MAX_CONNECTIONS", "1");
+    assert_int_equal(r.warnings, 1);
+    assert_int_equal(r.errors, 0);
+    assert_contains(r.out, "t.env:3: warning: CUDA_DEVICE_MAX_CONNECTIONS=1: SGLang always sets "
+                           "it to 8 (engine.py _set_envs_and_config), so the profile's value "
+                           "never reaches SGLang\n");
+    free(r.out);
+    r = server_check("NCCL_CUMEM_ENABLE", "1");
+    assert_int_equal(r.warnings, 1);
+    assert_contains(r.out, "NCCL_CUMEM_ENABLE=1: SGLang sets it to 0 (1 on a multi-node MNNVL "
+                           "fabric or with --enable-symm-mem) when it is unset, and always with "
+                           "--enable-symm-mem (engine.py "
+                           "_set_envs_and_config): the profile's value wins unless "
+                           "--enable-symm-mem is given\n");
+    free(r.out);
+    r = server_check("NCCL_MNNVL_ENABLE", "0");
+    assert_contains(r.out, "SGLang sets it to 1 on a multi-node MNNVL fabric only when it is "
+                           "unset (engine.py _set_envs_and_config): the profile's value wins\n");
+    free(r.out);
+    r = server_check("NCCL_ASYNC_ERROR_HANDLING", "1");
+    assert_contains(r.out, "vLLM always removes it from every GPU worker "
+                           "(v1/worker/gpu_worker.py Worker.init_device), so the profile's value "
+                           "never reaches vLLM");
+    free(r.out);
+    /* a key no server touches; a prefix of one is not that key */
+    r = server_check("NCCL_PROTO", "LL");
+    assert_int_equal(r.warnings, 0);
+    assert_string_equal(r.out, "");
+    free(r.out);
+    r = server_check("NCCL_NVLS", "1");
+    assert_int_equal(r.warnings, 0);
+    free(r.out);
+    /* a long value is cut as the other findings cut it */
+    char long_value[200];
+    memset(long_value, '7', sizeof long_value - 1);
+    long_value[sizeof long_value - 1] = '\0';
+    r = server_check("CUDA_DEVICE_MAX_CONNECTIONS", long_value);
+    assert_contains(r.out, "=7777777777777777777777777777777777777777777777777777777777777777"
+                           "77777777...: SGLang always");
+    free(r.out);
+}
+
+/* A 64-bit ELF file with a section table: .shstrtab, .rodata holding ro,
+ * and .data holding other (which must not be read). */
+static void write_elf(const char *path, const char *ro, size_t rolen, const char *other,
+                      size_t otherlen)
+{
+    static const char names[] = "\0.shstrtab\0.rodata\0.data";
+    unsigned char img[4096] = { 0 };
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+    memcpy(eh->e_ident, ELFMAG, SELFMAG);
+    eh->e_ident[EI_CLASS] = ELFCLASS64;
+    eh->e_shentsize = sizeof(Elf64_Shdr);
+    eh->e_shnum = 4;
+    eh->e_shstrndx = 1;
+    eh->e_shoff = 2048;
+    Elf64_Shdr *sh = (Elf64_Shdr *)(img + 2048);
+    size_t at = sizeof *eh;
+    memcpy(img + at, names, sizeof names);
+    sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_offset = at, .sh_size = sizeof names };
+    at += sizeof names;
+    memcpy(img + at, ro, rolen);
+    sh[2] = (Elf64_Shdr){ .sh_name = 11, .sh_offset = at, .sh_size = rolen };
+    at += rolen;
+    memcpy(img + at, other, otherlen);
+    sh[3] = (Elf64_Shdr){ .sh_name = 19, .sh_offset = at, .sh_size = otherlen };
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, img, sizeof img), (ssize_t)sizeof img);
+    close(fd);
+}
+
+static char *version_of(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    char *v = nccl_lib_version(fd);
+    close(fd);
+    return v;
+}
+
+/* The version and the names come from .rodata alone, read with pread. */
+static void version_and_names_from_rodata(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/nccl-init-elf-XXXXXX";
+    close(mkstemp(path));
+    static const char ro[] = "NCCL version mismatch\0NCCL version %s compiled\0NCCL_PROTO\0"
+                             "NCCL version 2.99.1+cuda12.9\0NCCL version 2.0.0+cuda1.0";
+    static const char other[] = "NCCL version 1.0.0+cuda1.0\0NCCL_NOT_RODATA";
+    write_elf(path, ro, sizeof ro, other, sizeof other);
+    char *v = version_of(path);
+    assert_non_null(v);
+    assert_string_equal(v, "2.99.1+cuda12.9"); /* the first whole one, no space in it */
+    free(v);
+    struct known_names k;
+    assert_int_equal(known_names_from_lib(&k, path), 0);
+    assert_int_equal(k.n, 1);
+    assert_string_equal(k.names[0], "NCCL_PROTO");
+    known_names_free(&k);
+    /* only strings that begin with it, and none in .rodata: no version */
+    static const char none[] = "xNCCL version 2.1.0\0NCCL version 2.1.0 compiled with CUDA";
+    write_elf(path, none, sizeof none, other, sizeof other);
+    assert_null(version_of(path));
+    /* not an ELF file: no version (the names would scan it whole) */
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    assert_int_equal(write(fd, other, sizeof other), (ssize_t)sizeof other);
+    close(fd);
+    assert_null(version_of(path));
+    /* a section table past the end of the file */
+    write_elf(path, ro, sizeof ro, other, sizeof other);
+    assert_int_equal(truncate(path, 2048 + 64), 0);
+    assert_null(version_of(path));
+    unlink(path);
+    const char *lib = getenv("LIBNCCL_PATH");
+    if (!lib || access(lib, R_OK) != 0)
+        return;
+    v = version_of(lib);
+    assert_non_null(v);
+    assert_memory_equal(v, NCCL_TABLE_VERSION "+cuda", sizeof NCCL_TABLE_VERSION + 4);
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -527,6 +690,9 @@ int main(void)
         cmocka_unit_test(combinations_that_do_nothing),
         cmocka_unit_test(names_from_a_library),
         cmocka_unit_test(names_from_real_libnccl),
+        cmocka_unit_test(servers_table_is_well_formed),
+        cmocka_unit_test(servers_override_some_keys),
+        cmocka_unit_test(version_and_names_from_rodata),
     };
     return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }
