@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+
+const char iommu_modes[3][9] = { "off", "identity", "dma" };
 
 /* A sysfs attribute of a PCI device, such as "0x10de\n"; ~0 when unreadable. */
 static unsigned long hex_file(const char *root, const char *dev, const char *name)
@@ -54,7 +57,7 @@ static struct gpu *add_gpu(struct hardware *h, size_t *cap, const char *bus)
     memset(g, 0, sizeof *g);
     struct buf b = BUF_FIXED(g->bus);
     buf_str(&b, bus);
-    g->numa = -1;
+    g->numa = g->group = -1;
     return g;
 }
 
@@ -80,6 +83,42 @@ static size_t visible(const char *list, size_t found)
         s += l + (s[l] == ',');
     }
     return n < found ? n : found;
+}
+
+/* A GPU's IOMMU group, from the link iommu_group ->
+ * .../kernel/iommu_groups/N, and through it the group's type (the
+ * kernel's Documentation/ABI/testing/sysfs-kernel-iommu_groups):
+ * identity (passthrough), DMA or DMA-FQ (translated), blocked, unmanaged;
+ * empty where the kernel, before 5.11, has no type file. Returns the GPU's
+ * IOMMU_*: without a group IOMMU_OFF, and every type but identity counts
+ * as translated. */
+static unsigned iommu_of(struct gpu *g, const char *r)
+{
+    char link[128], *t;
+    size_t len;
+    struct buf p = { 0 };
+    buf_printf(&p, "%s/sys/bus/pci/devices/%s/%s", r, g->bus, "iommu_group");
+    ssize_t n = readlink(p.data, link, sizeof link - 1);
+    if (n > 0) {
+        long long id = 0;
+        link[n] = '\0';
+        t = strrchr(link, '/');
+        parse_c_integer(t ? t + 1 : link, &id);
+        g->group = (int)id;
+        buf_str(&p, "/type");
+        if (read_file(p.data, 64, &t, &len) == 0) {
+            /* letters and '-', as the kernel writes them: safe in JSON */
+            for (size_t l = 0; l < sizeof g->iommu - 1 &&
+                               (t[l] == '-' || (unsigned char)((t[l] | 32) - 'a') < 26);
+                 l++)
+                g->iommu[l] = t[l];
+            free(t);
+        }
+    }
+    buf_free(&p);
+    if (n <= 0)
+        return IOMMU_OFF;
+    return strcmp(g->iommu, iommu_modes[IOMMU_IDENTITY]) == 0 ? IOMMU_IDENTITY : IOMMU_DMA;
 }
 
 void detect_hardware(struct hardware *h, const char *root)
@@ -150,6 +189,12 @@ void detect_hardware(struct hardware *h, const char *root)
     sort(h->gpus, h->found, sizeof *h->gpus, cmp_gpu);
     h->ngpus = visible(getenv("NVIDIA_VISIBLE_DEVICES"), h->found);
     h->ngpus = visible(getenv("CUDA_VISIBLE_DEVICES"), h->ngpus);
+    /* Every GPU found: the variables count GPUs, they do not say which. */
+    for (size_t i = 0; i < h->found; i++) {
+        unsigned m = iommu_of(&h->gpus[i], r);
+        if (m > h->iommu)
+            h->iommu = m;
+    }
     if (!h->source)
         h->source = "none";
 }
@@ -165,8 +210,8 @@ static unsigned long value_of(const struct hardware *h, const char *name, size_t
     return (unsigned long)-1;
 }
 
-/* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, or *. Returns
- * 1 (holds), 0 (does not), -1 (not understood). */
+/* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, iommu=dma, or
+ * *. Returns 1 (holds), 0 (does not), -1 (not understood). */
 static int condition(const struct hardware *h, const char *c, size_t n)
 {
     if (n == 1 && c[0] == '*')
@@ -180,7 +225,11 @@ static int condition(const struct hardware *h, const char *c, size_t n)
         op[1] = c[v++];
     char *arg = xstrndup(c + v, n - v);
     int r = -1;
-    if (op[0] == '~' && k == 5 && strncmp(c, "model", 5) == 0) {
+    if (op[0] == '=' && k == 5 && strncmp(c, "iommu", 5) == 0) {
+        for (unsigned i = 0; i < 3; i++) /* any other value: not understood */
+            if (strcmp(arg, iommu_modes[i]) == 0)
+                r = h->iommu == i;
+    } else if (op[0] == '~' && k == 5 && strncmp(c, "model", 5) == 0) {
         r = h->ngpus > 0;
         for (size_t i = 0; i < h->ngpus && r; i++) {
             size_t al = strlen(arg);

@@ -10,8 +10,19 @@
 struct gpu {
     char bus[16];   /* 0000:18:00.0 */
     char model[80]; /* from the driver, or "10de:DEVICE" from sysfs alone */
+    char iommu[12]; /* its IOMMU group's type: DMA, DMA-FQ, identity...; "" without one */
     int numa;
+    int group; /* its IOMMU group; -1 without one */
 };
+
+/* What the IOMMU does with the GPUs' DMA, auto.rules' iommu=: off (no GPU
+ * in an IOMMU group: no IOMMU), identity (passthrough: every GPU's group
+ * is identity) or dma (translated: any GPU's group is of another type:
+ * DMA, DMA-FQ, and blocked, unmanaged or none read too, since only
+ * passthrough is known to leave peer-to-peer alone). Every GPU found
+ * counts, whatever NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES leave. */
+enum { IOMMU_OFF, IOMMU_IDENTITY, IOMMU_DMA };
+extern const char iommu_modes[3][9];
 
 struct hardware {
     struct gpu *gpus;
@@ -19,9 +30,11 @@ struct hardware {
     size_t found;      /* before them */
     unsigned nvswitches, numa_nodes;
     const char *source; /* "driver" or "sysfs" */
+    unsigned iommu;     /* IOMMU_*: the most translating of the GPUs found */
 };
 
-/* Reads /proc/driver/nvidia/gpus, /sys/bus/pci/devices and
+/* Reads /proc/driver/nvidia/gpus, /sys/bus/pci/devices (with the GPUs'
+ * IOMMU groups and /sys/kernel/iommu_groups/N/type) and
  * /sys/devices/system/node under root, and the visibility variables from
  * the environment. */
 void detect_hardware(struct hardware *h, const char *root);

@@ -14,10 +14,13 @@ void detect_print(struct buf *b, const struct hardware *h, const struct choice *
             json_string(b, h->gpus[i].bus);
             buf_str(b, ", \"model\": ");
             json_string(b, h->gpus[i].model);
-            buf_printf(b, ", \"numa\": %d}", h->gpus[i].numa);
+            buf_printf(b, ", \"numa\": %d, \"iommu_group\": %d, \"iommu\": \"%s\"}",
+                       h->gpus[i].numa, h->gpus[i].group, h->gpus[i].iommu);
         }
-        buf_printf(b, "],\n  \"nvswitches\": %u,\n  \"numa_nodes\": %u,\n  \"profile\": ",
-                   h->nvswitches, h->numa_nodes);
+        buf_printf(b,
+                   "],\n  \"nvswitches\": %u,\n  \"numa_nodes\": %u,\n  \"iommu\": \"%s\",\n"
+                   "  \"profile\": ",
+                   h->nvswitches, h->numa_nodes, iommu_modes[h->iommu]);
         json_string(b, c->profile ? c->profile : "none");
         buf_str(b, ",\n  \"reason\": ");
         json_string(b, c->reason ? c->reason : "no rule matched");
@@ -30,10 +33,15 @@ void detect_print(struct buf *b, const struct hardware *h, const struct choice *
     if (h->ngpus != h->found)
         buf_printf(b, " of %zu (NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES)", h->found);
     buf_printf(b, ", from %s\n", h->source);
-    for (size_t i = 0; i < h->ngpus; i++)
-        buf_printf(b, "  %-14s %s (numa %d)\n", h->gpus[i].bus, h->gpus[i].model,
-                   h->gpus[i].numa);
-    buf_printf(b, "nvswitches: %u\nnuma nodes: %u\n", h->nvswitches, h->numa_nodes);
+    for (size_t i = 0; i < h->ngpus; i++) {
+        const struct gpu *g = &h->gpus[i];
+        buf_printf(b, "  %-14s %s (numa %d", g->bus, g->model, g->numa);
+        if (g->group >= 0)
+            buf_printf(b, ", iommu group %d %s", g->group, g->iommu);
+        buf_str(b, ")\n");
+    }
+    buf_printf(b, "nvswitches: %u\nnuma nodes: %u\niommu:      %s\n", h->nvswitches,
+               h->numa_nodes, iommu_modes[h->iommu]);
     if (c->profile)
         buf_printf(b, "profile:    %s (%s; %s:%u)\n", c->profile, c->reason, c->rules, c->line);
     else

@@ -3,6 +3,7 @@
 #include "detect.h"
 #include "log.h"
 #include "mem.h"
+#include "text.h"
 #include "validate.h"
 
 #include <errno.h>
@@ -61,6 +62,32 @@ unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o)
     return r->diag.errors;
 }
 
+/* NCCL_P2P_LEVEL=SYS or PHB (by name; NCCL's legacy numbers are not
+ * looked at), with P2P not disabled (NCCL reads NCCL_P2P_DISABLE with
+ * strtol and only 1 disables), lets peer-to-peer cross the root complex.
+ * Where the IOMMU translates the GPUs' DMA (detect's iommu=dma) that
+ * hangs or crawls (NCCL's troubleshooting guide, "PCI Access Control
+ * Services (ACS)"; NVIDIA/nccl issues 1999 and 2079): one warning with the
+ * fixes, on the values the child gets, whichever profile or variable set
+ * them. The sysfs (under --root) is read only then. */
+static void warn_p2p_iommu(const struct envset *env, const char *root)
+{
+    const char *level = envset_get(env, "NCCL_P2P_LEVEL");
+    const char *off = envset_get(env, "NCCL_P2P_DISABLE");
+    long long v = 0;
+    if (off)
+        parse_c_integer(off, &v);
+    if (!level || (strcmp(level, "SYS") != 0 && strcmp(level, "PHB") != 0) || v == 1)
+        return;
+    struct hardware h;
+    detect_hardware(&h, root);
+    if (h.iommu == IOMMU_DMA)
+        log_warn("NCCL_P2P_LEVEL=%s may hang (IOMMU DMA translation): iommu=pt and ACS off, or "
+                 "NCCL_P2P_DISABLE=1 (pcie-8gpu-iommu)",
+                 level);
+    free(h.gpus);
+}
+
 void resolve_environment(struct resolved *r, const struct resolve_options *o, char *const *envp)
 {
     envset_compose(&r->env, envp, r->profiles, r->n, o->enforce, &r->known, &r->diag);
@@ -81,6 +108,7 @@ void resolve_environment(struct resolved *r, const struct resolve_options *o, ch
     validate_set(set, m, &r->diag);
     free(set);
     free(tmp);
+    warn_p2p_iommu(&r->env, o->root);
 }
 
 void resolved_free(struct resolved *r)

@@ -18,16 +18,26 @@ check_text() {
 }
 
 @test "the shipped profiles are valid and start without a warning" {
-    run --separate-stderr ni_check pcie-8gpu nvlink-hgx ib-multinode none
+    run --separate-stderr ni_check pcie-8gpu pcie-8gpu-iommu nvlink-hgx ib-multinode none
     assert_success
     assert_equal "$output" ""
-    assert_equal "$stderr" "nccl-init: checked 4 profiles: 0 errors, 0 warnings"
+    assert_equal "$stderr" "nccl-init: checked 5 profiles: 0 errors, 0 warnings"
     for p in "$PROFILES"/*.env; do
         run --separate-stderr "$NI" check -v "$p"
         assert_success
         [[ "$stderr" == *"checked 1 profile: 0 errors, 0 warnings"* ]]
         [[ "$stderr" != *warning:* ]]
     done
+}
+
+@test "pcie-8gpu-iommu is pcie-8gpu with P2P off and no P2P level" {
+    diff <(grep -v -E '^#|^$' "$PROFILES/pcie-8gpu.env" | grep -v '^NCCL_P2P_LEVEL=') \
+        <(grep -v -E '^#|^$' "$PROFILES/pcie-8gpu-iommu.env" | grep -v '^NCCL_P2P_DISABLE=1$')
+    grep -qx 'NCCL_P2P_DISABLE=1' "$PROFILES/pcie-8gpu-iommu.env"
+    ! grep -q '^NCCL_P2P_LEVEL' "$PROFILES/pcie-8gpu-iommu.env"
+    run --separate-stderr "$NI" check --profile-dir "$PROFILES" pcie-8gpu-iommu
+    assert_success
+    assert_equal "$stderr" "nccl-init: checked 1 profile: 0 errors, 0 warnings"
 }
 
 @test "a path works as well as a name" {

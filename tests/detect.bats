@@ -58,7 +58,9 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert d["gpus"] == 8 and d["nvswitches"] == 4 and d["numa_nodes"] == 2, d
 assert d["profile"] == "nvlink-hgx" and d["rule_line"] > 0, d
-assert d["devices"][0] == {"bus": "0000:18:00.0", "model": "NVIDIA H100 80GB HBM3", "numa": 0}
+assert d["devices"][0] == {"bus": "0000:18:00.0", "model": "NVIDIA H100 80GB HBM3", "numa": 0,
+                          "iommu_group": -1, "iommu": ""}, d["devices"][0]
+assert d["iommu"] == "off", d
 print("ok")' "$output"
     assert_output ok
 }
@@ -111,4 +113,118 @@ print("ok")' "$output"
     assert_success
     [[ "$stderr" == *"auto.rules:2: unknown condition 'watts>9000'"* ]]
     assert_line --regexp "^profile:    nvlink-hgx \(fallback; .*auto.rules:3\)$"
+}
+
+# IOMMU: the 8x RTX PRO 6000 node again, with an IOMMU group per GPU
+# (sys/bus/pci/devices/BUS/iommu_group -> ../../../../kernel/iommu_groups/N,
+# N/type as the kernel writes it): rtx-pro-6000-8x-iommu-pt (identity),
+# -dma (DMA), -dma-fq (DMA-FQ) and -mixed (the four GPUs of socket 0
+# identity, the four of socket 1 DMA). rtx-pro-6000-8x itself has no
+# sys/kernel/iommu_groups: the node without an IOMMU.
+
+IOMMU_REASON="several GPUs whose DMA the IOMMU translates: P2P over PCIe can hang, so it is off"
+
+@test "no IOMMU (no /sys/kernel/iommu_groups): iommu off, pcie-8gpu" {
+    [ ! -e "$FIX/rtx-pro-6000-8x/sys/kernel/iommu_groups" ]
+    detect rtx-pro-6000-8x
+    assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0)"
+    assert_line "iommu:      off"
+    assert_line --regexp "^profile:    pcie-8gpu \(several GPUs and no NVSwitch"
+}
+
+@test "IOMMU in passthrough (identity): each GPU's group, pcie-8gpu" {
+    detect rtx-pro-6000-8x-iommu-pt
+    assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24 identity)"
+    assert_line "  0000:db:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 1, iommu group 139 identity)"
+    assert_line "iommu:      identity"
+    assert_line --regexp "^profile:    pcie-8gpu \(several GPUs and no NVSwitch: peer-to-peer over PCIe; .*auto.rules:[0-9]+\)$"
+}
+
+@test "IOMMU translating (DMA, DMA-FQ): pcie-8gpu-iommu, and why" {
+    detect rtx-pro-6000-8x-iommu-dma
+    assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24 DMA)"
+    assert_line "  0000:ab:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 1, iommu group 108 DMA)"
+    assert_line "iommu:      dma"
+    assert_line --regexp "^profile:    pcie-8gpu-iommu \(${IOMMU_REASON}; .*auto.rules:[0-9]+\)$"
+    detect rtx-pro-6000-8x-iommu-dma-fq
+    assert_line "  0000:2a:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 35 DMA-FQ)"
+    assert_line "iommu:      dma"
+    assert_line --regexp "^profile:    pcie-8gpu-iommu \(${IOMMU_REASON}; "
+}
+
+@test "mixed groups: one translated GPU makes the node dma, visible or not" {
+    detect rtx-pro-6000-8x-iommu-mixed
+    assert_line "  0000:5d:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 59 identity)"
+    assert_line "  0000:9a:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 1, iommu group 96 DMA)"
+    assert_line "iommu:      dma"
+    assert_line --regexp "^profile:    pcie-8gpu-iommu \("
+    # the variables count GPUs without naming them: every GPU found counts
+    NVIDIA_VISIBLE_DEVICES=0,1 detect rtx-pro-6000-8x-iommu-mixed
+    assert_line --partial "gpus:       2 of 8"
+    assert_line "iommu:      dma"
+    assert_line --regexp "^profile:    pcie-8gpu-iommu \("
+}
+
+@test "IOMMU --json: each device's group and type, the node's mode" {
+    for node in rtx-pro-6000-8x:off:-1: rtx-pro-6000-8x-iommu-pt:identity:24:identity \
+        rtx-pro-6000-8x-iommu-dma:dma:24:DMA rtx-pro-6000-8x-iommu-dma-fq:dma:24:DMA-FQ \
+        rtx-pro-6000-8x-iommu-mixed:dma:24:identity; do
+        IFS=: read -r f mode group type <<<"$node"
+        detect "$f" --json
+        run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+mode, group, typ = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+assert d["iommu"] == mode, d
+dev = d["devices"][0]
+assert dev["bus"] == "0000:18:00.0" and dev["iommu_group"] == group and dev["iommu"] == typ, dev
+assert d["profile"] == ("pcie-8gpu-iommu" if mode == "dma" else "pcie-8gpu"), d
+print("ok")' "$output" "$mode" "$group" "$type"
+        assert_output ok
+    done
+    detect rtx-pro-6000-8x-iommu-mixed --json
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+print(" ".join("%d:%s" % (x["iommu_group"], x["iommu"]) for x in d["devices"]))' "$output"
+    assert_output "24:identity 35:identity 47:identity 59:identity 96:DMA 108:DMA 121:DMA 139:DMA"
+}
+
+@test "IOMMU group without a type file (Linux before 5.11): counted as translated" {
+    cp -r "$FIX/rtx-pro-6000-8x-iommu-pt" "$TMP/node"
+    rm "$TMP"/node/sys/kernel/iommu_groups/*/type
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_success
+    assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24 )"
+    assert_line "iommu:      dma"
+    assert_line --regexp "^profile:    pcie-8gpu-iommu \("
+}
+
+@test "auto on a translating node: the run's log says why, P2P off and no P2P level" {
+    run --separate-stderr "$NI" render --root "$FIX/rtx-pro-6000-8x-iommu-dma" --profile-dir "$PROFILES"
+    assert_success
+    assert_line NCCL_INIT_PROFILE=pcie-8gpu-iommu
+    assert_line NCCL_P2P_DISABLE=1
+    assert_line NCCL_PROTO=LL
+    refute_line --partial NCCL_P2P_LEVEL
+    [[ "$stderr" == *"nccl-init: auto: 8 GPUs NVIDIA RTX PRO 6000 Blackwell Server Edition, 0 NVSwitches: pcie-8gpu-iommu (${IOMMU_REASON})"* ]]
+    # auto's choice sets no level: no warning about one
+    [[ "$stderr" != *"warning: NCCL_P2P"* ]]
+}
+
+@test "auto.rules: iommu= takes off, identity or dma, with = only" {
+    cp "$PROFILES"/*.env "$TMP/"
+    printf 'iommu=DMA -> none: case\niommu>=dma -> none: op\niommu=pt -> none: word\niommu=identity -> pcie-8gpu: pt\n* -> none: fallback\n' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$FIX/rtx-pro-6000-8x-iommu-pt" --profile-dir "$TMP"
+    assert_success
+    [[ "$stderr" == *"auto.rules:1: unknown condition 'iommu=DMA'"* ]]
+    [[ "$stderr" == *"auto.rules:2: unknown condition 'iommu>=dma'"* ]]
+    [[ "$stderr" == *"auto.rules:3: unknown condition 'iommu=pt'"* ]]
+    assert_line --regexp "^profile:    pcie-8gpu \(pt; .*auto.rules:4\)$"
+    printf 'iommu=off -> none: off\niommu=dma -> pcie-8gpu-iommu: dma\n' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$FIX/rtx-pro-6000-8x" --profile-dir "$TMP"
+    assert_line --regexp "^profile:    none \(off; "
+    run --separate-stderr "$NI" detect --root "$FIX/rtx-pro-6000-8x-iommu-dma-fq" --profile-dir "$TMP"
+    assert_line --regexp "^profile:    pcie-8gpu-iommu \(dma; "
+    [ -z "$stderr" ]
 }

@@ -13,6 +13,10 @@ load helpers/common
 
 PROBE=${NCCL_PROBE_BIN:-$REPO/build/nccl-probe}
 FIX=$BATS_TEST_DIRNAME/fixtures
+# The node fixtures; the IOMMU ones differ in their groups' types, which
+# the probe takes from the same tree as detect.
+NODES="rtx-pro-6000-8x hgx-h100-8x l40s-2x no-gpu rtx-pro-6000-8x-iommu-pt rtx-pro-6000-8x-iommu-dma
+    rtx-pro-6000-8x-iommu-dma-fq rtx-pro-6000-8x-iommu-mixed"
 
 setup_file() {
     # Builds (or finds up to date) build/nccl-probe; never skips here (bats
@@ -161,7 +165,7 @@ fixture_gpus() {
 
 @test "suggest picks what nccl-init detect picks, on every node fixture" {
     unset NVIDIA_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
-    for f in rtx-pro-6000-8x hgx-h100-8x l40s-2x no-gpu; do
+    for f in $NODES; do
         want=$("$NI" detect --root "$FIX/$f" --profile-dir "$PROFILES" | grep '^profile:')
         mapfile -d '' gpus < <(fixture_gpus "$f")
         run --separate-stderr "$PROBE" suggest --root "$FIX/$f" --rules "$PROFILES/auto.rules" "${gpus[@]}"
@@ -180,10 +184,12 @@ fixture_gpus() {
     local conds=('gpus=8' 'gpus>=2' 'gpus>8' 'gpus<9' 'gpus<=7' 'gpus=0x8' 'gpus=010' 'gpus=8x'
         'gpus=' 'gpus==8' 'gpus>-1' 'nvswitches>=1' 'nvswitches=4' 'numa>1' 'numa=2'
         'model~RTX' 'model~rtx pro' 'model~H100' 'model~' 'model=foo' 'gpus~3' 'foo=1' '*' 'gpus'
-        'gpus>=2 numa=2' 'gpus>=2 nvswitches>=1' 'model~blackwell gpus=8')
+        'gpus>=2 numa=2' 'gpus>=2 nvswitches>=1' 'model~blackwell gpus=8'
+        'iommu=off' 'iommu=identity' 'iommu=dma' 'iommu=DMA' 'iommu>=dma' 'iommu~dma' 'iommu='
+        'gpus>=2 iommu=dma')
     for c in "${conds[@]}"; do
         printf '# test\n%s -> hit: the condition holds\n* -> miss: fell through\n' "$c" >"$TMP/rules/auto.rules"
-        for f in rtx-pro-6000-8x hgx-h100-8x l40s-2x no-gpu; do
+        for f in $NODES; do
             mapfile -d '' gpus < <(fixture_gpus "$f")
             a=$("$NI" detect --root "$FIX/$f" --profile-dir "$TMP/rules" 2>/dev/null | profile_of)
             b=$("$PROBE" suggest --root "$FIX/$f" --rules "$TMP/rules/auto.rules" "${gpus[@]}" 2>/dev/null | profile_of)

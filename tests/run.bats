@@ -338,3 +338,50 @@ sink_state() {
     assert_success
     assert_equal "$stderr" ""
 }
+
+# P2P across the root complex where the IOMMU translates the GPUs' DMA (the
+# fixtures of tests/detect.bats): one warning that names the fixes, only
+# there, on the values the command really gets.
+p2p_warnings() { grep -c 'warning: NCCL_P2P_LEVEL=' <<<"$stderr" || true; }
+
+@test "an explicit P2P level over an IOMMU translating GPU DMA: one warning with the fixes" {
+    cp -r "$BATS_TEST_DIRNAME/fixtures/rtx-pro-6000-8x-iommu-dma" "$TMP/root"
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p pcie-8gpu -- printenv NCCL_P2P_LEVEL
+    assert_success
+    assert_output SYS
+    assert_equal "$(p2p_warnings)" 1
+    [[ "$stderr" == *"nccl-init: warning: NCCL_P2P_LEVEL=SYS may hang (IOMMU DMA translation): iommu=pt and ACS off, or NCCL_P2P_DISABLE=1 (pcie-8gpu-iommu)"* ]]
+    # PHB too, from a profile of one's own
+    printf 'NCCL_P2P_LEVEL=PHB\nNCCL_P2P_DISABLE=0\n' >"$TMP/phb.env"
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks none -p "$TMP/phb.env" -- true
+    assert_success
+    assert_equal "$(p2p_warnings)" 1
+    [[ "$stderr" == *"warning: NCCL_P2P_LEVEL=PHB may hang"* ]]
+    # the environment's values count: a level from it warns, P2P disabled by it does not
+    run --separate-stderr env NCCL_P2P_LEVEL=SYS "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p none -- true
+    assert_success
+    assert_equal "$(p2p_warnings)" 1
+    run --separate-stderr env NCCL_P2P_DISABLE=1 "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    assert_equal "$(p2p_warnings)" 0
+    # a level that stays below the root complex, and auto's own choice: none
+    printf 'NCCL_P2P_LEVEL=PXB\n' >"$TMP/pxb.env"
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks none -p "$TMP/pxb.env" -- true
+    assert_success
+    assert_equal "$(p2p_warnings)" 0
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -- printenv NCCL_P2P_DISABLE
+    assert_success
+    assert_output 1
+    assert_equal "$(p2p_warnings)" 0
+}
+
+@test "an explicit P2P level in passthrough, or without an IOMMU: no warning" {
+    for node in rtx-pro-6000-8x-iommu-pt rtx-pro-6000-8x; do
+        rm -rf "$TMP/root"
+        cp -r "$BATS_TEST_DIRNAME/fixtures/$node" "$TMP/root"
+        run --separate-stderr "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p pcie-8gpu -- printenv NCCL_P2P_LEVEL
+        assert_success
+        assert_output SYS
+        assert_equal "$(p2p_warnings)" 0
+    done
+}
