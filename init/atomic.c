@@ -73,7 +73,7 @@ int target_read(struct target *t, char **data, size_t *len)
         if (errno == ENOENT) {
             *data = xstrdup("");
             *len = 0;
-            return 0;
+            return 1;
         }
         return -errno;
     }

@@ -30,8 +30,8 @@ int target_open(struct target *t, const char *path, size_t root_len);
 void target_close(struct target *t);
 
 /* Reads the file for a managed-block update without following a symlink
- * at it (-ELOOP). A missing file reads as empty; anything but a regular
- * file is -EINVAL. */
+ * at it (-ELOOP). A missing file reads as empty and returns 1; anything
+ * but a regular file is -EINVAL. */
 int target_read(struct target *t, char **data, size_t *len);
 
 /* Creates the file as a directory with exactly mode (whatever the umask)

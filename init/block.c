@@ -49,13 +49,19 @@ bool block_only(const char *old, size_t n)
     return true;
 }
 
-/* The block with its markers ending in eol. The body's lines keep their
- * '\n' alone: a CR would become part of a value in pam_env's and NCCL's
- * readers, and Python reads either. */
-static void wrap(struct buf *out, const char *body, const char *eol)
+/* The block with its markers ending in eol, and its note (block.h: 1 MADE,
+ * 2 NEWLINE) after the BEGIN.
+ * The body's lines (and the note's) keep their '\n' alone: a CR would
+ * become part of a value in pam_env's and NCCL's readers, and Python reads
+ * either. */
+static void wrap(struct buf *out, const char *body, const char *eol, int note)
 {
     buf_str(out, BLOCK_BEGIN);
     buf_str(out, eol);
+    if (note) {
+        buf_str(out, note == 1 ? BLOCK_MADE : BLOCK_NEWLINE);
+        buf_str(out, "\n");
+    }
     buf_str(out, body);
     buf_str(out, BLOCK_END);
     buf_str(out, eol);
@@ -63,36 +69,55 @@ static void wrap(struct buf *out, const char *body, const char *eol)
 
 void block_wrap(struct buf *out, const char *body)
 {
-    wrap(out, body, "\n");
+    wrap(out, body, "\n", 0);
 }
 
-int block_splice(struct buf *out, const char *old, size_t n, const char *body, bool at_top)
+int block_splice(struct buf *out, const char *old, size_t n, const char *body, bool at_top,
+                 bool created)
 {
     long b = find_line(old, n, BLOCK_BEGIN, 0);
-    long e = b >= 0 ? find_line(old, n, BLOCK_END, (size_t)b) : find_line(old, n, BLOCK_END, 0);
+    long e = find_line(old, n, BLOCK_END, b >= 0 ? (size_t)b : 0);
     if ((b < 0) != (e < 0) || (b >= 0 && find_line(old, n, BLOCK_BEGIN, (size_t)b + 1) >= 0))
         return -1;
-    if (b >= 0) {
-        /* The markers keep the line end the old BEGIN had: a CRLF file's
-         * block is rewritten as "# BEGIN nccl-init\r\n" ... "\r\n". */
+    const char *eol = "\n";
+    int note;
+    size_t end;
+    if (b < 0) {
+        if (!body)
+            return 0;
+        /* A new block goes at the top or the end, after a newline that ends
+         * the last line if it has none: the note says which. */
+        note = created ? 1 : !at_top && n && old[n - 1] != '\n' ? 2 : 0;
+        b = at_top ? 0 : (long)n;
+        end = (size_t)b;
+    } else {
+        /* The BEGIN line ends in '\n' (its END is on a later line); its note
+         * is the line after it. The markers keep the line end the old BEGIN
+         * had: a CRLF file's block is rewritten as "# BEGIN nccl-init\r\n"
+         * ... "\r\n". */
         size_t begin_end = marker_end(old, n, (size_t)b, BLOCK_BEGIN);
-        const char *eol = old[begin_end - 1] == '\r' ? "\r\n" : "\n";
-        size_t end = marker_end(old, n, (size_t)e, BLOCK_END);
+        if (old[begin_end - 1] == '\r')
+            eol = "\r\n";
+        note = marker_end(old, n, begin_end + 1, BLOCK_MADE)      ? 1
+               : marker_end(old, n, begin_end + 1, BLOCK_NEWLINE) ? 2
+                                                                  : 0;
+        end = marker_end(old, n, (size_t)e, BLOCK_END);
         if (end < n)
             end++; /* its newline */
-        buf_add(out, old, (size_t)b);
-        wrap(out, body, eol);
-        buf_add(out, old + end, n - end);
-        return 0;
+        /* Taken out of a file it still ends, the note says what else was
+         * nccl-init's: the whole file (unless something came before it),
+         * or the newline before it (b is a line start). */
+        if (!body && end == n && note == 1 && b == 0)
+            return 2;
+        if (!body && end == n && note == 2 && b)
+            b--;
     }
-    if (at_top) {
-        block_wrap(out, body);
-        buf_add(out, old, n);
-    } else {
-        buf_add(out, old, n);
-        if (n && old[n - 1] != '\n')
+    buf_add(out, old, (size_t)b);
+    if (body) {
+        if (note == 2 && (size_t)b == n) /* a new block, after the newline */
             buf_add(out, "\n", 1);
-        block_wrap(out, body);
+        wrap(out, body, eol, note);
     }
-    return 0;
+    buf_add(out, old + end, n - end);
+    return 1;
 }

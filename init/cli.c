@@ -19,7 +19,8 @@
 
 static const char verbs[][8] = {
     [VERB_CHECK] = "check", [VERB_RENDER] = "render", [VERB_VERIFY] = "verify",
-    [VERB_DETECT] = "detect", [VERB_HELP] = "help",   [VERB_VERSION] = "version",
+    [VERB_DETECT] = "detect", [VERB_REMOVE] = "remove", [VERB_HELP] = "help",
+    [VERB_VERSION] = "version",
 };
 
 enum {
@@ -33,6 +34,7 @@ enum {
 #define RENDER (1 << VERB_RENDER)
 #define VERIFY (1 << VERB_VERIFY)
 #define DETECT (1 << VERB_DETECT)
+#define REMOVE (1 << VERB_REMOVE)
 #define ANY 0xff
 
 /* Which verbs take each option: an option given to another verb is a usage
@@ -43,11 +45,11 @@ static const struct optdef {
     char name[15];
     char shortname;
     unsigned char id, takes_value;
-    unsigned char verbs; /* 1 << enum verb (7 verbs) */
+    unsigned char verbs; /* 1 << enum verb (8 verbs: the bits of a byte) */
 } optdefs[] = {
     { "profile", 'p', O_PROFILE, 1, RUN | RENDER },
     { "profile-dir", 0, O_PROFILE_DIR, 1, RUN | CHECK | RENDER | DETECT },
-    { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER | VERIFY | DETECT },
+    { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER | VERIFY | DETECT | REMOVE },
     { "nccl-lib", 0, O_NCCL_LIB, 1, RUN | CHECK | RENDER },
     { "format", 0, O_FORMAT, 1, RENDER },
     { "enforce", 0, O_ENFORCE, 0, RUN | RENDER },
@@ -306,8 +308,7 @@ void cli_parse(int argc, char **argv, struct options *o)
         die(EXIT_USAGE, "no command given (usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...])");
     if (o->verb == VERB_CHECK && o->noperands == 0)
         die(EXIT_USAGE, "check: no profile given (usage: nccl-init check FILE|NAME...)");
-    if ((o->verb == VERB_RENDER || o->verb == VERB_VERIFY || o->verb == VERB_DETECT) &&
-        o->noperands)
+    if (o->verb >= VERB_RENDER && o->noperands) /* render, verify, detect, remove */
         die(EXIT_USAGE, "%s: unexpected argument '%s'", verbs[o->verb], o->operands[0]);
 }
 
@@ -322,7 +323,7 @@ void cli_usage(void)
 {
     static const char usage[] =
         "usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
-        "       nccl-init check|render|verify|detect|help|version [OPTIONS]\n"
+        "       nccl-init check|render|verify|detect|remove|help|version [OPTIONS]\n"
         "run:    -p NAME|PATH|auto (repeatable; default $NCCL_INIT_PROFILE, else auto)\n"
         "        --profile-dir DIR (" DEFAULT_PROFILE_DIR ")  --root DIR  --enforce\n"
         "        --sinks etc-environment,python,nccl-conf,record|all|none  --strict\n"

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum verb { VERB_RUN, VERB_CHECK, VERB_RENDER, VERB_VERIFY, VERB_DETECT, VERB_HELP, VERB_VERSION };
+enum verb {
+    VERB_RUN, VERB_CHECK, VERB_RENDER, VERB_VERIFY, VERB_DETECT, VERB_REMOVE, VERB_HELP, VERB_VERSION
+};
 
 struct options {
     int verb;

@@ -224,3 +224,16 @@ __attribute__((noinline)) int cmd_detect(const struct options *o)
         die(1, "writing to stdout: %s", strerror(-w));
     return 0;
 }
+
+/* The blocks out of the files the sinks write, the record deleted: exit 1
+ * when something could not be (one warning each), else 0, also when there
+ * was nothing to take out. Without --root, the python3 of PATH is looked
+ * at too, as run mode looks at COMMAND. */
+int cmd_remove(const struct options *o)
+{
+    const char *python3[] = { "python3" };
+    struct sink_report r = { 0 };
+    struct sink_options so = { SINK_ALL, o->root, python3, o->root ? 0 : 1 };
+    sinks_remove(&r, &so);
+    return r.failures ? 1 : 0;
+}

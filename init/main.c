@@ -36,6 +36,8 @@ int main(int argc, char **argv)
         return cmd_verify(&o);
     case VERB_DETECT:
         return cmd_detect(&o);
+    case VERB_REMOVE:
+        return cmd_remove(&o);
     }
     return EXIT_USAGE;
 }

@@ -11,6 +11,7 @@
 #include "text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,22 +122,38 @@ static void skipped_value(const char *sink, const char *key, const char *why)
     log_warn("sink %s: %s left out: %s", sink, key, why);
 }
 
-/* Replaces the managed block of the file t (open) with body, atomically.
- * old is the file as the caller already read it (freed here), or NULL to
- * read it now. A file that already holds the block is left alone: no
- * second read, no write, no fsync on a restart. Returns the result (NULL
- * on failure). */
+/* What splice_write did: atomic_write's 0 and 1, and 2 for a file deleted.
+ * On remove, "written" is the file written without its block. (No table of
+ * pointers: each would be a relocation in the binary.) */
+#define OUTCOME(e) ((e) == 2 ? "deleted" : (e) ? "unchanged" : "written")
+
+/* Deletes t's file (flags: unlinkat's): 2 (OUTCOME), or -errno. */
+static int unlink_target(struct target *t, int flags)
+{
+    t->step = "unlink";
+    return unlinkat(t->dfd, t->name, flags) < 0 ? -errno : 2;
+}
+
+/* Replaces the managed block of the file t (open) with body, atomically;
+ * with body NULL (remove) takes it out, and deletes the file when the
+ * block says the file is nccl-init's alone (block_splice). old is the file
+ * as the caller already read it (rd: what target_read returned; freed
+ * here), or NULL to read it now. A file that already holds the block is
+ * left alone: no second read, no write, no fsync on a restart. Returns
+ * the result (NULL on failure). */
 static struct sink_result *splice_write(struct sink_report *r, const char *sink, struct target *t,
-                                        const char *body, bool at_top, char *old, size_t oldlen)
+                                        const char *body, bool at_top, char *old, size_t oldlen,
+                                        int rd)
 {
     const char *path = t->path;
-    int e = old ? 0 : target_read(t, &old, &oldlen);
+    int e = old ? rd : target_read(t, &old, &oldlen);
     if (e < 0) {
         target_failed(r, sink, t, e);
         return NULL;
     }
     struct buf out = { 0 };
-    if (block_splice(&out, old, oldlen, body, at_top) < 0) {
+    int k = block_splice(&out, old, oldlen, body, at_top, e == 1);
+    if (k < 0) {
         free(old);
         log_warn("sink %s: %s: its nccl-init block is damaged (a BEGIN without an END, or two "
                  "blocks); skipped",
@@ -145,19 +162,25 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
         r->failures++;
         return NULL;
     }
-    e = out.len == oldlen && memcmp(out.data, old, oldlen) == 0
-            ? 1
-            : atomic_write(t, out.data ? out.data : "", out.len);
+    if (k == 2) {
+        e = unlink_target(t, 0);
+    } else if (!k || (out.len == oldlen && memcmp(out.data, old, oldlen) == 0)) {
+        e = 1; /* no block to take out, or the block as it is */
+    } else {
+        e = atomic_write(t, out.data ? out.data : "", out.len);
+    }
     free(old);
     buf_free(&out);
     if (e < 0) {
         target_failed(r, sink, t, e);
         return NULL;
     }
-    log_debug("sink %s: %s %s", sink, path, e == 1 ? "unchanged" : "written");
-    return result(r, sink, path, e == 1 ? "unchanged" : "written");
+    const char *outcome = OUTCOME(e);
+    log_msg(body || e == 1 ? LOG_DEBUG : LOG_INFO, "sink %s: %s %s", sink, path, outcome);
+    return result(r, sink, path, outcome);
 }
 
+/* Writes the block of a file at the end; with s NULL, takes it out. */
 static void write_simple(struct sink_report *r, const char *sink, const char *path,
                          size_t root_len,
                          void (*format)(struct buf *, const struct envset *, skip_fn *),
@@ -167,8 +190,9 @@ static void write_simple(struct sink_report *r, const char *sink, const char *pa
     if (!open_sink(r, sink, &t, path, root_len))
         return;
     struct buf body = { 0 };
-    format(&body, s, skipped_value);
-    splice_write(r, sink, &t, body.data ? body.data : "", false, NULL, 0);
+    if (s)
+        format(&body, s, skipped_value);
+    splice_write(r, sink, &t, s ? body.data ? body.data : "" : NULL, false, NULL, 0, 0);
     buf_free(&body);
     target_close(&t);
 }
@@ -258,6 +282,24 @@ static bool open_hook(struct sink_report *r, const struct python_home *h, const 
     return false;
 }
 
+/* remove: deletes path (flags: unlinkat's), reached as a sink's file is;
+ * one that is not there is nothing to delete, and a directory that cannot
+ * be (not empty, a mount point) is left as it is. */
+static void remove_file(struct sink_report *r, const char *sink, const char *path,
+                        size_t root_len, int flags)
+{
+    struct target t;
+    int e = target_open(&t, path, root_len);
+    if (e == 0)
+        e = unlink_target(&t, flags);
+    target_close(&t);
+    if (e == 2)
+        log_info("sink %s: %s %s", sink, path, OUTCOME(2));
+    else if (e != -ENOENT && !flags)
+        target_failed(r, sink, &t, e);
+}
+
+/* Writes the hook of one stdlib; with s NULL, takes it out. */
 static void write_python(struct sink_report *r, const struct python_home *h,
                          const struct envset *s, const char *record)
 {
@@ -271,11 +313,13 @@ static void write_python(struct sink_report *r, const struct python_home *h,
      * the stdlib already had its own, the other one was shadowed before. */
     char *old = NULL, *chain = NULL;
     size_t oldlen = 0;
-    if (target_read(&t, &old, &oldlen) == 0 && block_only(old, oldlen))
+    int rd = target_read(&t, &old, &oldlen);
+    if (s && rd >= 0 && block_only(old, oldlen))
         chain = shadowed(h);
     struct buf body = { 0 };
-    format_python(&body, s, chain, record, skipped_value);
-    struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen);
+    if (s)
+        format_python(&body, s, chain, record, skipped_value);
+    struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen, rd);
     target_close(&t);
     if (x && chain) {
         struct buf note = { 0 };
@@ -285,7 +329,12 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     struct buf pyc = { 0 };
     buf_printf(&pyc, "%s/__pycache__/sitecustomize.cpython-%.*s%s.pyc", h->stdlib, 1, h->version,
                h->version + 2);
-    if (x && (strcmp(x->outcome, "written") == 0 || access(pyc.data, F_OK) != 0))
+    /* Compiled when written or missing. On remove, compiled again from the
+     * file without its block (no stale one left), or deleted with the file
+     * (its root_len is the hook's: both are under h->stdlib). */
+    if (x && strcmp(x->outcome, OUTCOME(2)) == 0)
+        remove_file(r, "python", pyc.data, t.root_len, 0);
+    else if (x && (strcmp(x->outcome, OUTCOME(0)) == 0 || (s && access(pyc.data, F_OK) != 0)))
         byte_compile(h, conffile ? conffile : hook, pyc.data);
     buf_free(&pyc);
     buf_free(&body);
@@ -320,24 +369,37 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         /* NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf (home from getpwuid)
          * when that is unset, then /etc/nccl.conf every time, each line with
          * setenv(k, v, 0): writing to $NCCL_CONF_FILE when it is set puts
-         * the block ahead of /etc/nccl.conf. */
-        const char *conf = envset_get(s, "NCCL_CONF_FILE");
+         * the block ahead of /etc/nccl.conf. remove goes by its own
+         * environment's NCCL_CONF_FILE the same way. */
+        const char *conf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
         size_t rl = 0; /* $NCCL_CONF_FILE is used as given: walked whole */
         char *p = conf && *conf ? xstrdup(conf) : rooted(o, "/etc/nccl.conf", &rl);
-        if (conf && *conf)
+        if (conf && *conf && s)
             log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", conf);
         write_simple(r, "nccl-conf", p, rl, format_nccl_conf, s);
         free(p);
     }
     if (o->mask & SINK_PYTHON) {
         struct python_homes homes = { 0 };
-        python_find(&homes, o->root, o->interpreters, o->ninterpreters, envset_get(s, "PATH"));
+        python_find(&homes, o->root, o->interpreters, o->ninterpreters,
+                    s ? envset_get(s, "PATH") : getenv("PATH"));
         if (homes.n == 0)
             log_info("sink python: no Python interpreter found");
         char *record = sink_record_path(o->root);
         for (size_t i = 0; i < homes.n; i++)
             write_python(r, &homes.v[i], s, record);
         free(record);
+    }
+}
+
+void sinks_remove(struct sink_report *r, const struct sink_options *o)
+{
+    sinks_write(r, o, NULL);
+    for (int i = 0; i < 3; i++) {
+        size_t rl;
+        char *p = rooted(o, i == 0 ? RECORD_ENV : i == 1 ? RECORD_STATE : "/run/nccl-init", &rl);
+        remove_file(r, "record", p, rl, i == 2 ? AT_REMOVEDIR : 0);
+        free(p);
     }
 }
 

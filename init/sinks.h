@@ -43,8 +43,16 @@ struct sink_options {
 unsigned sinks_parse(const char *list);
 
 /* Writes every sink in o->mask but the record's pid; failures are logged as
- * one warning each and counted in r->failures. */
+ * one warning each and counted in r->failures. With s NULL (remove), takes
+ * each block out of the same files instead: /etc/environment,
+ * $NCCL_CONF_FILE of the process's own environment or else /etc/nccl.conf,
+ * and the hook of each stdlib python_find finds. */
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s);
+
+/* remove: every block out of its file (sinks_write with no set; a file
+ * nccl-init created and that holds nothing else is deleted, and so is its
+ * .pyc), then the record's files and its directory when empty. */
+void sinks_remove(struct sink_report *r, const struct sink_options *o);
 
 /* The record's path under root (NULL: /), made absolute: the Python hook
  * opens it from any directory. */

@@ -262,8 +262,9 @@ new interpreter: /run/nccl-init/profile.env"
     assert_success
     run env -i "$TMP/prefix/bin/python3" -c 'import os, sitecustomize as s; print(os.readlink("/proc/self/fd/%d" % s._nccl_record))'
     assert_output "$TMP/root/run/nccl-init/profile.env"
-    # render prints the same block
-    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$TMP/prefix/lib/python$PYV/sitecustomize.py") \
+    # render prints the same block, but for the note of a file nccl-init created
+    assert_equal "$(sed -n 2p "$TMP/prefix/lib/python$PYV/sitecustomize.py")" '# nccl-init created this file'
+    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$TMP/prefix/lib/python$PYV/sitecustomize.py" | sed 2d) \
         <("$NI" render -q --root "$TMP/root" --profile-dir "$PROFILES" -p pcie-8gpu --format python)
 }
 

@@ -82,14 +82,14 @@ sink_state() {
     run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie-8gpu -- "$TMP/fifo"
     assert_failure 126
     # a verb this version does not have runs as a command: not found, nothing written
-    run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie-8gpu remove
+    run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie-8gpu uninstall
     assert_failure 127
     assert_equal "$(sink_state)" "$before"
 }
 
 @test "a first argument within two edits of a verb is a usage error; after -- it is a command" {
     before=$(sink_state)
-    for typo in chekc chek verfy renderr detcet hlep versoin; do
+    for typo in chekc chek verfy renderr detcet remvoe hlep versoin; do
         run --separate-stderr "$NI" "$typo" "$PROFILES/pcie-8gpu.env"
         assert_failure 2
         [[ "$stderr" == "nccl-init: error: '$typo' is not a verb: did you mean '"*"'? (a command of that name goes after --: nccl-init -- $typo)" ]]

@@ -8,6 +8,10 @@ load helpers/common
 SINKS=etc-environment,nccl-conf,record
 BEGIN='# BEGIN nccl-init'
 END='# END nccl-init'
+# The note after BEGIN in a file nccl-init created, or whose last line it
+# ended (block.h): render does not print it.
+MADE='# nccl-init created this file'
+NEWLINE='# nccl-init added the newline before this block'
 
 setup() {
     # Nothing from the caller's environment may override the profile.
@@ -33,8 +37,10 @@ teardown() {
 # sinks (--sinks) and the rest.
 ni_start() { "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu "$@"; }
 
-# The managed block of a file, markers included; and everything else.
-block_of() { sed -n "/^$BEGIN\$/,/^$END\$/p" "$1"; }
+# The managed block of a file, markers included, without its note (what
+# render prints); its note; and everything else.
+block_of() { sed -n "/^$BEGIN\$/,/^$END\$/p" "$1" | grep -vxF -e "$MADE" -e "$NEWLINE"; }
+note_of() { sed -n "/^$BEGIN\$/{n;p}" "$1" | grep -xF -e "$MADE" -e "$NEWLINE" || true; }
 outside_of() { sed "/^$BEGIN\$/,/^$END\$/d" "$1"; }
 
 # What nccl-init must leave outside its block: the original minus its block,
@@ -141,7 +147,7 @@ files_in() { ls -A "$1"; }
     [[ "$want_env" == "$BEGIN"$'\n'*$'\n'"$END" ]]
     [[ "$want_conf" == "$BEGIN"$'\n'*$'\n'"$END" ]]
 
-    local c kenv kconf f i gen=()
+    local c kenv kconf f i want gen=()
     for c in "${!cases[@]}"; do
         mkdir "$ROOT/case$c" "$ROOT/case$c/etc" "$ROOT/case$c/run" "$TMP/case$c"
         read -r kenv kconf <<<"${cases[$c]}"
@@ -205,6 +211,16 @@ files_in() { ls -A "$1"; }
             { echo "case $c: etc/environment block != render"; return 1; }
         diff <(block_of "$r/etc/nccl.conf") <(printf '%s\n' "$want_conf") ||
             { echo "case $c: nccl.conf block != render"; return 1; }
+        # the note says what nccl-init added: the file, or its last newline
+        read -r kenv kconf <<<"${cases[$c]}"
+        for f in environment:$kenv nccl.conf:$kconf; do
+            case ${f#*:} in
+            absent) want=$MADE ;;
+            nonl) want=$NEWLINE ;;
+            *) want= ;;
+            esac
+            assert_equal "$(note_of "$r/etc/${f%%:*}")" "$want"
+        done
         # start 100 wrote none of the three
         [ "$(grep -c '"outcome": "unchanged"' "$r/run/nccl-init/state.json")" = 3 ]
         [ "$(grep -c '"outcome": ' "$r/run/nccl-init/state.json")" = 3 ]
@@ -274,7 +290,7 @@ files_in() { ls -A "$1"; }
     grep -qF "\"path\": \"$ROOT/custom.conf\"" "$ROOT/run/nccl-init/state.json"
 }
 
-@test "nccl.conf holds only KEY=VALUE lines and its markers" {
+@test "nccl.conf holds only KEY=VALUE lines, its markers and its note" {
     # A CR in a value would become part of it in NCCL's reader: left out.
     run --separate-stderr env NCCL_ALGO=Tree NCCL_PROTO=$'LL\r' "$NI" -q --root "$ROOT" \
         --sinks "$SINKS" --profile-dir "$PROFILES" -p pcie-8gpu -- true
@@ -287,7 +303,8 @@ files_in() { ls -A "$1"; }
     while IFS= read -r line; do
         n=$((n + 1))
         if [[ "$line" == '#'* ]]; then
-            [[ "$line" == "$BEGIN" || "$line" == "$END" ]] || { echo "line $n: $line"; return 1; }
+            [[ "$line" == "$BEGIN" || "$line" == "$END" || "$line" == "$MADE" ]] ||
+                { echo "line $n: $line"; return 1; }
         else
             [[ "$line" =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]] ]] || { echo "line $n: $line"; return 1; }
             [[ "$line" == NCCL_* ]] || { echo "line $n: not NCCL_*: $line"; return 1; }

@@ -17,7 +17,15 @@ static void note_skip(const char *sink, const char *key, const char *why)
 static char *splice(const char *old, const char *body, bool top, int *rc)
 {
     struct buf out = { 0 };
-    *rc = block_splice(&out, old, strlen(old), body, top);
+    *rc = block_splice(&out, old, strlen(old), body, top, false);
+    return out.data ? out.data : strdup("");
+}
+
+/* The file old with its block taken out (remove): block_splice, body NULL. */
+static char *unsplice(const char *old, int *rc)
+{
+    struct buf out = { 0 };
+    *rc = block_splice(&out, old, strlen(old), NULL, false, false);
     return out.data ? out.data : strdup("");
 }
 
@@ -26,7 +34,7 @@ static void blocks(void **state)
     (void)state;
     int rc;
     char *s = splice("A=1\n", "X=1\n", false, &rc);
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, 1);
     assert_string_equal(s, "A=1\n# BEGIN nccl-init\nX=1\n# END nccl-init\n");
     /* replaced in place, not appended; the rest kept byte for byte */
     char *t = splice("top\n# BEGIN nccl-init\nold\n# END nccl-init\nbottom", "new\n", false, &rc);
@@ -38,7 +46,7 @@ static void blocks(void **state)
     free(t);
     free(s);
     s = splice("no newline", "X\n", false, &rc);
-    assert_string_equal(s, "no newline\n# BEGIN nccl-init\nX\n# END nccl-init\n");
+    assert_string_equal(s, "no newline\n# BEGIN nccl-init\n" BLOCK_NEWLINE "\nX\n# END nccl-init\n");
     free(s);
     s = splice("import x\n", "Y\n", true, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\nY\n# END nccl-init\nimport x\n");
@@ -71,7 +79,7 @@ static void blocks_crlf(void **state)
     int rc;
     char *s = splice("A=1\r\n# BEGIN nccl-init\r\nOLD=1\r\n# END nccl-init\r\nB=2\r\n", "X=1\n",
                      false, &rc);
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, 1);
     assert_string_equal(s, "A=1\r\n# BEGIN nccl-init\r\nX=1\n# END nccl-init\r\nB=2\r\n");
     /* idempotent */
     char *t = splice(s, "X=1\n", false, &rc);
@@ -80,7 +88,7 @@ static void blocks_crlf(void **state)
     free(s);
     /* an END with a CR and no final newline; the block at the top */
     s = splice("# BEGIN nccl-init\r\nOLD=1\r\n# END nccl-init\r", "Y\n", true, &rc);
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, 1);
     assert_string_equal(s, "# BEGIN nccl-init\r\nY\n# END nccl-init\r\n");
     free(s);
     /* one CRLF marker and one LF marker still make one block */
@@ -93,11 +101,152 @@ static void blocks_crlf(void **state)
     free(s);
     /* two CRs, or anything after the CR, is not a marker */
     s = splice("# BEGIN nccl-init\r\r\n", "Z\n", false, &rc);
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, 1);
     assert_string_equal(s, "# BEGIN nccl-init\r\r\n# BEGIN nccl-init\nZ\n# END nccl-init\n");
     free(s);
     const char *only = "\r\n# BEGIN nccl-init\r\nA=1\r\n# END nccl-init\r\n";
     assert_true(block_only(only, strlen(only)));
+}
+
+/* The note after BEGIN: MADE for a file that did not exist, NEWLINE when
+ * nccl-init ended the last line to append; none otherwise. A replaced
+ * block keeps its note. */
+static void block_notes(void **state)
+{
+    (void)state;
+    struct buf out = { 0 };
+    assert_int_equal(block_splice(&out, "", 0, "X=1\n", false, true), 1);
+    assert_string_equal(out.data, "# BEGIN nccl-init\n" BLOCK_MADE "\nX=1\n# END nccl-init\n");
+    /* the same at the top (the Python hook) */
+    struct buf top = { 0 };
+    assert_int_equal(block_splice(&top, "", 0, "X=1\n", true, true), 1);
+    assert_string_equal(top.data, out.data);
+    buf_free(&top);
+    /* an empty file that was there: no note */
+    int rc;
+    char *s = splice("", "X=1\n", false, &rc);
+    assert_string_equal(s, "# BEGIN nccl-init\nX=1\n# END nccl-init\n");
+    free(s);
+    /* the block at the top of a file without a final newline: nothing added */
+    s = splice("import x", "Y\n", true, &rc);
+    assert_string_equal(s, "# BEGIN nccl-init\nY\n# END nccl-init\nimport x");
+    free(s);
+    /* replaced: the note stays, the body changes */
+    s = splice(out.data, "X=2\n", false, &rc);
+    assert_string_equal(s, "# BEGIN nccl-init\n" BLOCK_MADE "\nX=2\n# END nccl-init\n");
+    free(s);
+    s = splice("A=1\r\n# BEGIN nccl-init\r\n" BLOCK_NEWLINE "\nOLD\n# END nccl-init\r\n", "Z\n",
+               false, &rc);
+    assert_string_equal(s, "A=1\r\n# BEGIN nccl-init\r\n" BLOCK_NEWLINE "\nZ\n# END nccl-init\r\n");
+    free(s);
+    /* a note line anywhere but right after BEGIN is body */
+    s = splice("# BEGIN nccl-init\nA\n" BLOCK_MADE "\n# END nccl-init\n", "B\n", false, &rc);
+    assert_string_equal(s, "# BEGIN nccl-init\nB\n# END nccl-init\n");
+    free(s);
+    buf_free(&out);
+}
+
+/* A file, spliced as a start would (created when absent), then taken out
+ * again: rc 2 (delete) for absent, else exactly the original bytes. */
+static void round_trip(const char *orig, bool absent, bool top)
+{
+    struct buf in = { 0 }, out = { 0 };
+    size_t n = orig ? strlen(orig) : 0;
+    assert_int_equal(block_splice(&in, orig ? orig : "", n, "NCCL_ALGO=Ring\nNCCL_PROTO=LL\n", top,
+                                  absent),
+                     1);
+    /* a second start changes nothing */
+    struct buf again = { 0 };
+    assert_int_equal(block_splice(&again, in.data, in.len, "NCCL_ALGO=Ring\nNCCL_PROTO=LL\n", top,
+                                  false),
+                     1);
+    assert_int_equal(again.len, in.len);
+    assert_memory_equal(again.data, in.data, in.len);
+    int rc = block_splice(&out, in.data, in.len, NULL, top, false);
+    if (absent) {
+        assert_int_equal(rc, 2);
+    } else {
+        assert_int_equal(rc, 1);
+        assert_int_equal(out.len, n);
+        if (n)
+            assert_memory_equal(out.data, orig, n);
+        /* and a second remove finds nothing */
+        struct buf none = { 0 };
+        assert_int_equal(block_splice(&none, out.data ? out.data : "", out.len, NULL, top, false),
+                         0);
+        assert_int_equal(none.len, 0);
+    }
+    buf_free(&in);
+    buf_free(&again);
+    buf_free(&out);
+}
+
+static void remove_is_the_inverse(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "", "\n", "A=1\n", "A=1", "A=1\nB=2", "A=1\r\nB=2\r\n", "A=1\r\nB=2", "A=1\r\n\r",
+        "# BEGIN nccl-init \n", "x # BEGIN nccl-init\nend", "import apport\n", "\n\n\n",
+        BLOCK_MADE, BLOCK_NEWLINE "\n", "caf\xc3\xa9\t\x01", "# END nccl-init.",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+        for (int top = 0; top < 2; top++)
+            round_trip(files[i], false, top);
+    round_trip(NULL, true, false);
+    round_trip(NULL, true, true);
+}
+
+/* What a remove leaves: lines around the block, a note it cannot vouch
+ * for, a damaged block untouched. */
+static void remove_what_is_not_ours(void **state)
+{
+    (void)state;
+    int rc;
+    /* a block in the middle: the lines around it stay, CRLF and all */
+    char *s = unsplice("A=1\r\n# BEGIN nccl-init\r\nX\n# END nccl-init\r\nB=2\r\n", &rc);
+    assert_int_equal(rc, 1);
+    assert_string_equal(s, "A=1\r\nB=2\r\n");
+    free(s);
+    /* a made file that someone added to, after or before the block: kept */
+    s = unsplice("# BEGIN nccl-init\n" BLOCK_MADE "\nX\n# END nccl-init\nMINE=1\n", &rc);
+    assert_int_equal(rc, 1);
+    assert_string_equal(s, "MINE=1\n");
+    free(s);
+    s = unsplice("MINE=1\n# BEGIN nccl-init\n" BLOCK_MADE "\nX\n# END nccl-init\n", &rc);
+    assert_int_equal(rc, 1);
+    assert_string_equal(s, "MINE=1\n");
+    free(s);
+    /* the newline note counts only while the block ends the file */
+    s = unsplice("A\n# BEGIN nccl-init\n" BLOCK_NEWLINE "\nX\n# END nccl-init\nB\n", &rc);
+    assert_int_equal(rc, 1);
+    assert_string_equal(s, "A\nB\n");
+    free(s);
+    /* a block of an older nccl-init (no note) that made the file: empty */
+    s = unsplice("# BEGIN nccl-init\nX\n# END nccl-init\n", &rc);
+    assert_int_equal(rc, 1);
+    assert_string_equal(s, "");
+    free(s);
+    /* an END with no newline at the end of the file */
+    s = unsplice("A=1\n# BEGIN nccl-init\nX\n# END nccl-init", &rc);
+    assert_int_equal(rc, 1);
+    assert_string_equal(s, "A=1\n");
+    free(s);
+    /* nothing to take out */
+    s = unsplice("A=1\n# BEGIN nccl-init-2\n", &rc);
+    assert_int_equal(rc, 0);
+    free(s);
+    /* damaged: BEGIN alone, END alone, two blocks */
+    static const char *const damaged[] = {
+        "# BEGIN nccl-init\nA=1\n",
+        "A=1\n# END nccl-init\n",
+        "# BEGIN nccl-init\n# END nccl-init\n# BEGIN nccl-init\n# END nccl-init\n",
+        "# BEGIN nccl-init\n# BEGIN nccl-init\n# END nccl-init\n",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(damaged); i++) {
+        s = unsplice(damaged[i], &rc);
+        assert_int_equal(rc, -1);
+        free(s);
+    }
 }
 
 /* An envset whose resolved set is the given KEY=VALUE pairs. As
@@ -186,6 +335,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blocks),
         cmocka_unit_test(blocks_crlf),
+        cmocka_unit_test(block_notes),
+        cmocka_unit_test(remove_is_the_inverse),
+        cmocka_unit_test(remove_what_is_not_ours),
         cmocka_unit_test(pam_env_values),
         cmocka_unit_test(nccl_conf_values),
         cmocka_unit_test(python_literals_are_inert),
