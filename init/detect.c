@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 const char iommu_modes[3][9] = { "off", "identity", "dma" };
+const char acs_modes[4][11] = { "none", "off", "unreadable", "on" };
 
 /* A sysfs attribute of a PCI device, such as "0x10de\n"; ~0 when unreadable. */
 static unsigned long hex_file(const char *root, const char *dev, const char *name)
@@ -121,6 +122,52 @@ static unsigned iommu_of(struct gpu *g, const char *r)
     return strcmp(g->iommu, iommu_modes[IOMMU_IDENTITY]) == 0 ? IOMMU_IDENTITY : IOMMU_DMA;
 }
 
+/* ACS on the bridges above a GPU. Its sysfs link,
+ * ../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/BUS, names every
+ * port from the root port down. In a port's config space the extended
+ * capabilities start at 0x100 (a 32-bit header: 16-bit ID, 4-bit version,
+ * 12-bit next); ACS (PCI_EXT_CAP_ID_ACS, 0x0d) has its control register at
+ * PCI_ACS_CTRL (+6), whose PCI_ACS_RR, PCI_ACS_CR, PCI_ACS_UF and
+ * PCI_ACS_EC (0x3c) send peer-to-peer traffic up to the root complex
+ * (Linux's include/uapi/linux/pci_regs.h; all in its low byte). Without
+ * CAP_SYS_ADMIN the kernel shows only the first 64 bytes of config.
+ * Returns the most telling ACS_*. */
+static unsigned acs_of(const char *r, const char *bus)
+{
+    char link[512], *t;
+    size_t len;
+    unsigned m = ACS_NONE;
+    struct buf p = { 0 };
+    buf_printf(&p, "%s/sys/bus/pci/devices/%s", r, bus);
+    ssize_t n = readlink(p.data, link, sizeof link - 1);
+    link[n > 0 ? n : 0] = '\0';
+    for (char *c = link, *s; *c; c = s + !!*s) {
+        s = c + strcspn(c, "/");
+        if (s - c != 12 || c[4] != ':' || c[10] != '.' || strncmp(c, bus, 12) == 0)
+            continue;
+        buf_free(&p);
+        buf_printf(&p, "%s/sys/bus/pci/devices/%.12s/config", r, c);
+        if (read_file(p.data, 4096, &t, &len) != 0)
+            continue;
+        unsigned a = len <= 64 ? ACS_UNREADABLE : ACS_NONE;
+        const unsigned char *u = (const unsigned char *)t;
+        /* at most 960 capabilities of 4 bytes: a loop ends */
+        for (size_t o = 0x100, i = 0; o >= 0x100 && o + 8 <= len && i < 960; i++) {
+            unsigned hdr = u[o] | u[o + 1] << 8 | u[o + 2] << 16 | (unsigned)u[o + 3] << 24;
+            if ((hdr & 0xffff) == 0x0d) {
+                a = u[o + 6] & 0x3c ? ACS_ON : ACS_OFF;
+                break;
+            }
+            o = hdr >> 20 & 0xffc; /* PCI_EXT_CAP_NEXT */
+        }
+        free(t);
+        if (a > m)
+            m = a;
+    }
+    buf_free(&p);
+    return m;
+}
+
 void detect_hardware(struct hardware *h, const char *root)
 {
     memset(h, 0, sizeof *h);
@@ -194,6 +241,10 @@ void detect_hardware(struct hardware *h, const char *root)
         unsigned m = iommu_of(&h->gpus[i], r);
         if (m > h->iommu)
             h->iommu = m;
+        m = acs_of(r, h->gpus[i].bus);
+        h->acs_gpus += m == ACS_ON;
+        if (m > h->acs)
+            h->acs = m;
     }
     if (!h->source)
         h->source = "none";

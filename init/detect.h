@@ -24,6 +24,13 @@ struct gpu {
 enum { IOMMU_OFF, IOMMU_IDENTITY, IOMMU_DMA };
 extern const char iommu_modes[3][9];
 
+/* ACS on the PCIe bridges above the GPUs found, most telling first: on (a
+ * bridge redirects peer-to-peer up to the root complex), unreadable (a
+ * bridge's extended config space could not be read: it needs root), off
+ * (bridges with ACS, none redirecting), none (no bridge with ACS). */
+enum { ACS_NONE, ACS_OFF, ACS_UNREADABLE, ACS_ON };
+extern const char acs_modes[4][11];
+
 struct hardware {
     struct gpu *gpus;
     size_t ngpus;      /* after NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES */
@@ -31,10 +38,13 @@ struct hardware {
     unsigned nvswitches, numa_nodes;
     const char *source; /* "driver" or "sysfs" */
     unsigned iommu;     /* IOMMU_*: the most translating of the GPUs found */
+    unsigned acs;       /* ACS_*: the most telling of the bridges above the GPUs found */
+    unsigned acs_gpus;  /* how many of them have ACS redirect on above them */
 };
 
 /* Reads /proc/driver/nvidia/gpus, /sys/bus/pci/devices (with the GPUs'
- * IOMMU groups and /sys/kernel/iommu_groups/N/type) and
+ * IOMMU groups and /sys/kernel/iommu_groups/N/type, and the config space
+ * of the bridges above them) and
  * /sys/devices/system/node under root, and the visibility variables from
  * the environment. */
 void detect_hardware(struct hardware *h, const char *root);

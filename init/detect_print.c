@@ -19,8 +19,9 @@ void detect_print(struct buf *b, const struct hardware *h, const struct choice *
         }
         buf_printf(b,
                    "],\n  \"nvswitches\": %u,\n  \"numa_nodes\": %u,\n  \"iommu\": \"%s\",\n"
-                   "  \"profile\": ",
-                   h->nvswitches, h->numa_nodes, iommu_modes[h->iommu]);
+                   "  \"acs\": \"%s\",\n  \"acs_gpus\": %u,\n  \"profile\": ",
+                   h->nvswitches, h->numa_nodes, iommu_modes[h->iommu], acs_modes[h->acs],
+                   h->acs_gpus);
         json_string(b, c->profile ? c->profile : "none");
         buf_str(b, ",\n  \"reason\": ");
         json_string(b, c->reason ? c->reason : "no rule matched");
@@ -40,8 +41,13 @@ void detect_print(struct buf *b, const struct hardware *h, const struct choice *
             buf_printf(b, ", iommu group %d %s", g->group, g->iommu);
         buf_str(b, ")\n");
     }
-    buf_printf(b, "nvswitches: %u\nnuma nodes: %u\niommu:      %s\n", h->nvswitches,
-               h->numa_nodes, iommu_modes[h->iommu]);
+    buf_printf(b, "nvswitches: %u\nnuma nodes: %u\niommu:      %s\nacs:        %s", h->nvswitches,
+               h->numa_nodes, iommu_modes[h->iommu], acs_modes[h->acs]);
+    if (h->acs == ACS_ON)
+        buf_printf(b, ", redirecting above %u GPUs", h->acs_gpus);
+    else if (h->acs == ACS_UNREADABLE)
+        buf_str(b, " (needs root)");
+    buf_str(b, "\n");
     if (c->profile)
         buf_printf(b, "profile:    %s (%s; %s:%u)\n", c->profile, c->reason, c->rules, c->line);
     else

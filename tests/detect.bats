@@ -228,3 +228,91 @@ print(" ".join("%d:%s" % (x["iommu_group"], x["iommu"]) for x in d["devices"]))'
     assert_line --regexp "^profile:    pcie-8gpu-iommu \(dma; "
     [ -z "$stderr" ]
 }
+
+# ACS: rtx-pro-6000-8x-iommu-pt-acs is the passthrough node with its GPUs
+# where real sysfs has them, each below a root port
+# (sys/bus/pci/devices/0000:18:00.0 ->
+# ../../../devices/pci0000:17/0000:17:01.0/0000:18:00.0, and the port's own
+# link 0000:17:01.0). Each port's config is 4096 bytes: AER at 0x100, then
+# ACS at 0x148 with ACSCtl (0x14e) 0x001d, SrcValid ReqRedir CmpltRedir
+# UpstreamFwd, as on the bridges of NVIDIA/nccl#2079. The tests change
+# copies of it.
+ACS_NODE=rtx-pro-6000-8x-iommu-pt-acs
+
+# acs_node: a copy of the ACS node in $TMP/node; ports lists its root ports' configs.
+acs_node() {
+    cp -r "$FIX/$ACS_NODE" "$TMP/node"
+    ports=("$TMP"/node/sys/devices/pci0000:*/0000:*/config)
+    [ "${#ports[@]}" = 8 ]
+}
+
+# poke OFFSET BYTES FILE...: writes BYTES (printf escapes) at OFFSET.
+poke() {
+    local f
+    for f in "${@:3}"; do
+        printf "$2" | dd of="$f" bs=1 seek=$(($1)) conv=notrunc status=none
+    done
+}
+
+acs_json() {
+    run --separate-stderr "$NI" detect --root "$1" --profile-dir "$PROFILES" --json
+    assert_success
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+print(d["acs"], d["acs_gpus"], d["iommu"], d["profile"])' "$output"
+}
+
+@test "ACS redirect on the root ports: acs on, above how many GPUs; the profile as before" {
+    detect $ACS_NODE
+    assert_line "iommu:      identity"
+    assert_line "acs:        on, redirecting above 8 GPUs"
+    assert_line --regexp "^profile:    pcie-8gpu \(several GPUs and no NVSwitch"
+    acs_json "$FIX/$ACS_NODE"
+    assert_output "on 8 identity pcie-8gpu"
+    # Egress Control alone counts; two ports without any redirect bit
+    acs_node
+    poke 0x14e '\x20\x00' "${ports[0]}"
+    poke 0x14e '\x01\x00' "${ports[1]}" "${ports[2]}"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_line "acs:        on, redirecting above 6 GPUs"
+    acs_json "$TMP/node"
+    assert_output "on 6 identity pcie-8gpu"
+}
+
+@test "ACS present, no redirect bit (SrcValid alone): acs off" {
+    acs_node
+    poke 0x14e '\x01\x00' "${ports[@]}"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_success
+    assert_line "acs:        off"
+    acs_json "$TMP/node"
+    assert_output "off 0 identity pcie-8gpu"
+}
+
+@test "config space cut at 64 bytes (not root): acs unreadable; one port read with redirect: on" {
+    acs_node
+    truncate -s 64 "${ports[@]}"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_success
+    assert_line "acs:        unreadable (needs root)"
+    acs_json "$TMP/node"
+    assert_output "unreadable 0 identity pcie-8gpu"
+    cp "$FIX/$ACS_NODE/sys/devices/pci0000:17/0000:17:01.0/config" "${ports[0]}"
+    acs_json "$TMP/node"
+    assert_output "on 1 identity pcie-8gpu"
+}
+
+@test "no ACS: no bridges in the GPUs' links, no ACS capability, a looping list" {
+    detect rtx-pro-6000-8x
+    assert_line "acs:        none"
+    acs_json "$FIX/rtx-pro-6000-8x"
+    assert_output "none 0 off pcie-8gpu"
+    acs_node
+    poke 0x148 '\x0e\x00' "${ports[@]}" # another capability ID (ARI) in ACS's place
+    acs_json "$TMP/node"
+    assert_output "none 0 identity pcie-8gpu"
+    poke 0x102 '\x01\x10' "${ports[@]}" # AER's next: itself, 0x100
+    acs_json "$TMP/node"
+    assert_output "none 0 identity pcie-8gpu"
+}
