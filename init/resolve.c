@@ -1,11 +1,13 @@
 #include "resolve.h"
 
 #include "detect.h"
+#include "fileio.h"
 #include "log.h"
 #include "mem.h"
 #include "text.h"
 #include "validate.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,19 @@ static void warn_p2p_iommu(const struct envset *env, const char *root)
     if (off)
         parse_c_integer(off, &v);
     if (!level || (strcmp(level, "SYS") != 0 && strcmp(level, "PHB") != 0) || v == 1)
+        return;
+    /* No IOMMU group at all (the kernel makes the directory whether or not
+     * an IOMMU is on): nothing is translated, and the scan of every PCI
+     * device below, dozens of system calls, is left out of the start. */
+    char *groups = path_join(root ? root : "/", "/sys/kernel/iommu_groups");
+    DIR *d = opendir(groups);
+    free(groups);
+    struct dirent *e = NULL;
+    while (d && (e = readdir(d)) && e->d_name[0] == '.')
+        ;
+    if (d)
+        closedir(d);
+    if (!e)
         return;
     struct hardware h;
     detect_hardware(&h, root);
