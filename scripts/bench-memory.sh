@@ -67,29 +67,9 @@ if [[ ! -x $ORPHANS_BIN || tests/helpers/orphans.c -nt $ORPHANS_BIN ]]; then
 fi
 
 # --- what must not change ----------------------------------------------------
-guarded_files() {
-	local py stdlib
-	echo /etc/environment /etc/nccl.conf /run/nccl-init
-	for py in /etc/python3*/sitecustomize.py /usr/lib/python3*/sitecustomize.py \
-		/usr/local/lib/python3*/sitecustomize.py; do
-		[[ -e $py ]] && echo "$py"
-	done
-	stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))' 2>/dev/null) &&
-		echo "$stdlib/sitecustomize.py"
-}
-snapshot() {
-	local f
-	for f in $(guarded_files); do
-		if [[ -d $f ]]; then
-			echo "$f/ $(find "$f" -type f -exec md5sum {} + 2>/dev/null | sort | md5sum | cut -c1-32)"
-		elif [[ -e $f ]]; then
-			md5sum "$f"
-		else
-			echo "absent $f"
-		fi
-	done
-}
-before_files=$(snapshot)
+# shellcheck source=scripts/bench/guard.bash
+source scripts/bench/guard.bash
+guard_begin
 
 # --- the init under test ---------------------------------------------------------
 # The pid of the init now running (a job of this shell), or empty.
@@ -273,10 +253,4 @@ for f in "$W"/*.log; do
 	fi
 done
 
-after_files=$(snapshot)
-if [[ $before_files != "$after_files" ]]; then
-	echo "bench-memory: SYSTEM FILES CHANGED during the benchmark:" >&2
-	diff <(echo "$before_files") <(echo "$after_files") >&2 || true
-	exit 1
-fi
-echo "system files unchanged: $(guarded_files | tr '\n' ' ')"
+guard_end bench-memory

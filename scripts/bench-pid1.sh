@@ -76,26 +76,9 @@ if ((${#missing[@]})); then
 fi
 
 # --- what must not change ----------------------------------------------------
-guarded_files() {
-	local py stdlib
-	echo /etc/environment /etc/nccl.conf /run/nccl-init
-	for py in /etc/python3*/sitecustomize.py; do [[ -e $py ]] && echo "$py"; done
-	stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))' 2>/dev/null) &&
-		echo "$stdlib/sitecustomize.py"
-}
-snapshot() {
-	local f
-	for f in $(guarded_files); do
-		if [[ -d $f ]]; then
-			echo "$f/ $(find "$f" -type f -exec md5sum {} + 2>/dev/null | sort | md5sum | cut -c1-32)"
-		elif [[ -e $f ]]; then
-			md5sum "$f"
-		else
-			echo "absent $f"
-		fi
-	done
-}
-before=$(snapshot)
+# shellcheck source=scripts/bench/guard.bash
+source scripts/bench/guard.bash
+guard_begin
 
 # --- builds (all under build/bench/) -------------------------------------------
 mkdir -p "$B" build/bench/tmp
@@ -152,10 +135,4 @@ python3 scripts/bench/pid1-bench.py \
 echo
 echo "($(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s of measurements)"
 
-after=$(snapshot)
-if [[ $before != "$after" ]]; then
-	echo "bench-pid1: SYSTEM FILES CHANGED during the benchmark:" >&2
-	diff <(echo "$before") <(echo "$after") >&2 || true
-	exit 1
-fi
-echo "system files unchanged: $(guarded_files | tr '\n' ' ')"
+guard_end bench-pid1
