@@ -554,8 +554,14 @@ def signal_rss(mode, tmp, n):
     deadline = time.monotonic() + 10
     while True:
         kids = open("/proc/%d/task/%d/children" % (pid, pid)).read().split()
-        if len(kids) == 1 and open("/proc/%s/cmdline" % kids[0], "rb").read().startswith(
-                sys.executable.encode()):
+        try:
+            # A child listed here may exit and be reaped before its cmdline
+            # is read: the shell that is the main child does exactly that.
+            alone = len(kids) == 1 and open("/proc/%s/cmdline" % kids[0], "rb").read(
+            ).startswith(sys.executable.encode())
+        except OSError:
+            alone = False
+        if alone:
             break
         if time.monotonic() > deadline:
             fail("the main child did not exit")
