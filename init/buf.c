@@ -59,7 +59,7 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 void buf_free(struct buf *b)
 {
     if (!b->fixed)
-        free(b->data);
+        xfree(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }

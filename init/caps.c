@@ -43,8 +43,24 @@
  *   AmbientCapabilities=, setpriv --ambient-caps) reach every binary the
  *   child runs anyway, and are kept. */
 
+/* libcap's constructor, which the build takes out of libcap.a
+ * (scripts/libcap-musl.sh): it learns the kernel's number of capabilities
+ * with six prctl() calls, which every start paid, capabilities or not.
+ * Called before any other libcap function; it runs once. Debian's libcap,
+ * which the unit tests link, still runs it before main as well. */
+void _libcap_initialize(void);
+
+static void libcap_init(void)
+{
+    static bool done;
+    if (!done)
+        _libcap_initialize();
+    done = true;
+}
+
 static unsigned cap_count(void)
 {
+    libcap_init();
     int n = cap_max_bits();
     return n > 0 && n <= 64 ? (unsigned)n : 64;
 }
@@ -127,6 +143,7 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
         return;
     /* Everything is read and built here, before the fork: the child only
      * hands the result to the kernel. */
+    libcap_init();
     cap_t cur = cap_get_proc();
     if (!cur)
         die(EXIT_USAGE, "cannot read capabilities: %s", strerror(errno));

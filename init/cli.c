@@ -114,7 +114,7 @@ static void parse_rewrite(struct options *o, const char *arg)
     const char *colon = strchr(arg, ':');
     char *from = colon ? xstrndup(arg, (size_t)(colon - arg)) : NULL;
     int f = from ? signal_parse(from) : -1, t = colon ? signal_parse(colon + 1) : -1;
-    free(from);
+    xfree(from);
     if (f <= 0 || t < 0 || f == SIGKILL || f == SIGSTOP || f == SIGCHLD)
         die(EXIT_USAGE, "--rewrite %s: expected FROM:TO, signal names or numbers (TO 0 drops; "
                         "KILL, STOP and CHLD cannot be rewritten)", arg);

@@ -44,7 +44,7 @@ static unsigned resolve(struct resolved *r, const struct options *o, const char 
     unsigned errors = resolve_profiles(r, &ro);
     if (!errors && !check)
         resolve_environment(r, &ro, environ);
-    free(dir);
+    xfree(dir);
     return errors;
 }
 
@@ -117,18 +117,19 @@ struct run_state {
  * composed environment and its envp, the sink outcomes. They go back to
  * the allocator now, so that for the months it supervises the init holds
  * what supervising needs, whatever size the environment or the profiles
- * were. free() only: the rule after the fork is no allocation. */
+ * were. xfree() only: the rule after the fork is no allocation. */
 static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;
     record_state_commit(&st->state, pid);
     record_state_free(&st->state);
     sink_report_free(&st->report);
-    free(st->envp);
-    free(st->interpreters);
-    free(st->path);
+    xfree(st->envp);
+    xfree(st->interpreters);
+    xfree(st->path);
     resolved_free(&st->r);
     caps_plan_free(&st->caps);
+    mem_close();
 }
 
 /* NCCL's nccl.conf reader keeps 1023 bytes of a key and of a value

@@ -26,7 +26,7 @@ static unsigned long hex_file(const char *root, const char *dev, const char *nam
     long long v = -1;
     if (read_file(p.data, 4096, &t, &len) == 0) {
         parse_c_integer(t, &v);
-        free(t);
+        xfree(t);
     }
     buf_free(&p);
     return (unsigned long)v;
@@ -113,7 +113,7 @@ static unsigned iommu_of(struct gpu *g, const char *r)
                                (t[l] == '-' || (unsigned char)((t[l] | 32) - 'a') < 26);
                  l++)
                 g->iommu[l] = t[l];
-            free(t);
+            xfree(t);
         }
     }
     buf_free(&p);
@@ -160,7 +160,7 @@ static unsigned acs_of(const char *r, const char *bus)
             }
             o = hdr >> 20 & 0xffc; /* PCI_EXT_CAP_NEXT */
         }
-        free(t);
+        xfree(t);
         if (a > m)
             m = a;
     }
@@ -188,7 +188,7 @@ void detect_hardware(struct hardware *h, const char *root)
         if (read_file(p.data, 1 << 16, &text, &len) == 0) {
             struct gpu *g = add_gpu(h, &cap, e->d_name);
             field(text, "Model:", g->model, sizeof g->model);
-            free(text);
+            xfree(text);
         }
         buf_free(&p);
         h->source = "driver";
@@ -301,7 +301,7 @@ static int condition(const struct hardware *h, const char *c, size_t n)
                                         : -1;
         }
     }
-    free(arg);
+    xfree(arg);
     return r;
 }
 
@@ -369,5 +369,5 @@ void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir
     }
     detect_hardware(h, root);
     detect_apply(c, h, text);
-    free(text);
+    xfree(text);
 }

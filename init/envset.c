@@ -98,7 +98,7 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
             validate_entry(&en, k, DIAG_WARNING, d);
         }
     }
-    free(ix);
+    xfree(ix);
 }
 
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
@@ -134,7 +134,7 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
         if (w == nl)
             nl++;
     }
-    free(pe);
+    xfree(pe);
     sort(layered, nl, sizeof *layered, cmp_entry);
 
     struct sha256 h;
@@ -166,7 +166,7 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
         sha256_update(&h, "\n", 1);
     }
     s->resolved = nl;
-    free(layered);
+    xfree(layered);
     sha256_hex(&h, s->digest);
 
     struct buf names = { 0 };
@@ -232,8 +232,8 @@ void envset_log_summary(const struct envset *s)
 
 void envset_free(struct envset *s)
 {
-    free(s->v);
-    free(s->keys);
-    free(s->names);
+    xfree(s->v);
+    xfree(s->keys);
+    xfree(s->names);
     memset(s, 0, sizeof *s);
 }

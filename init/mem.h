@@ -9,6 +9,12 @@
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+/* What xmalloc, xrealloc, xstrdup and grow gave; NULL is fine. Not for
+ * what libc allocated itself. */
+void xfree(void *p);
+/* Start-up is over (the child runs): the start-up region gives its pages
+ * back, and from now on every allocation is malloc's. */
+void mem_close(void);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Grows *v (of element size sz) so that it holds at least need elements. */

@@ -37,7 +37,7 @@ static void *read_at(int fd, size_t off, size_t n)
 {
     unsigned char *p = xmalloc(n + 1);
     if (pread(fd, p, n, (off_t)off) != (ssize_t)n) {
-        free(p);
+        xfree(p);
         return NULL;
     }
     p[n] = '\0';
@@ -71,8 +71,8 @@ static unsigned char *rodata(int fd, size_t size, size_t *len)
                     *len = sh[i].sh_size;
                 break;
             }
-    free(names);
-    free(sh);
+    xfree(names);
+    xfree(sh);
     return r;
 }
 
@@ -122,9 +122,9 @@ int known_names_from_lib(struct known_names *k, const char *path)
         grow((void **)&k->names, &cap, k->n + 1, sizeof *k->names);
         k->names[k->n++] = xstrndup((const char *)p, (size_t)(e - p));
     }
-    free(m);
+    xfree(m);
     if (k->n == 0) {
-        free(k->names);
+        xfree(k->names);
         k->names = NULL;
         return -ENOENT;
     }
@@ -132,7 +132,7 @@ int known_names_from_lib(struct known_names *k, const char *path)
     size_t w = 1;
     for (size_t i = 1; i < k->n; i++) {
         if (strcmp(k->names[i], k->names[w - 1]) == 0)
-            free(k->names[i]);
+            xfree(k->names[i]);
         else
             k->names[w++] = k->names[i];
     }
@@ -154,7 +154,7 @@ char *nccl_lib_version(int fd)
         if ((p == m || p[-1] == '\0') && p[13] >= '0' && p[13] <= '9' &&
             !strchr((const char *)p + 13, ' '))
             v = xstrdup((const char *)p + 13);
-    free(m);
+    xfree(m);
     return v;
 }
 
@@ -168,8 +168,8 @@ bool known_names_has(const struct known_names *k, const char *name)
 void known_names_free(struct known_names *k)
 {
     for (size_t i = 0; i < k->n; i++)
-        free(k->names[i]);
-    free(k->names);
+        xfree(k->names[i]);
+    xfree(k->names);
     k->names = NULL;
     k->n = 0;
 }

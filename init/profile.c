@@ -188,7 +188,7 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
         memcpy(file, spec, sl);
         memcpy(file + sl, ".env", 5);
         p->path = path_join(dir, file);
-        free(file);
+        xfree(file);
     }
     size_t len;
     int r = read_file(p->path, PROFILE_MAX_SIZE, &p->text, &len);
@@ -206,9 +206,9 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
 
 void profile_free(struct profile *p)
 {
-    free(p->name);
-    free(p->path);
-    free(p->text);
-    free(p->v);
+    xfree(p->name);
+    xfree(p->path);
+    xfree(p->text);
+    xfree(p->v);
     memset(p, 0, sizeof *p);
 }

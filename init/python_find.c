@@ -17,7 +17,7 @@ static bool exists(const char *dir, const char *name)
 {
     char *p = path_join(dir, name);
     bool r = access(p, F_OK) == 0;
-    free(p);
+    xfree(p);
     return r;
 }
 
@@ -80,9 +80,9 @@ static char *follow(const char *path)
         } else {
             char *dir = xstrndup(cur, (size_t)(strrchr(cur, '/') - cur));
             next = path_join(*dir ? dir : "/", link);
-            free(dir);
+            xfree(dir);
         }
-        free(cur);
+        xfree(cur);
         cur = next;
     }
     return cur;
@@ -93,7 +93,7 @@ static void scan_prefix(struct python_homes *out, const char *root, const char *
 {
     char *lib = path_join(prefix, "lib");
     DIR *d = opendir(lib);
-    free(lib);
+    xfree(lib);
     if (!d)
         return;
     struct dirent *e;
@@ -138,10 +138,10 @@ static char *which(const char *name, const char *path_env)
         size_t l = c ? (size_t)(c - p) : strlen(p);
         char *dir = xstrndup(l ? p : ".", l ? l : 1);
         char *full = path_join(dir, name);
-        free(dir);
+        xfree(dir);
         if (access(full, X_OK) == 0)
             return full;
-        free(full);
+        xfree(full);
         if (!c)
             return NULL;
         p = c + 1;
@@ -154,7 +154,7 @@ static bool venv_base(const char *bindir, char **home, char **version)
     char *cfg = path_join(bindir, "../pyvenv.cfg"), *text;
     size_t len;
     int r = read_file(cfg, 1 << 16, &text, &len);
-    free(cfg);
+    xfree(cfg);
     if (r < 0)
         return false;
     *home = *version = NULL;
@@ -178,7 +178,7 @@ static bool venv_base(const char *bindir, char **home, char **version)
             *version = dot ? xstrndup(v, (size_t)(dot - v)) : xstrdup(v);
         }
     }
-    free(text);
+    xfree(text);
     return *home && *version;
 }
 
@@ -193,13 +193,13 @@ static void from_interpreter(struct python_homes *out, const char *path, const c
     if (interp) {
         if (depth < 2)
             from_interpreter(out, interp, path_env, depth + 1);
-        free(interp);
-        free(full);
+        xfree(interp);
+        xfree(full);
         return;
     }
     const char *base = strrchr(full, '/') + 1;
     if (strncmp(base, "python", 6) != 0) {
-        free(full);
+        xfree(full);
         return;
     }
     char *bindir = xstrndup(full, (size_t)(base - 1 - full));
@@ -209,14 +209,14 @@ static void from_interpreter(struct python_homes *out, const char *path, const c
         prefix = path_join(home, "..");
     } else {
         /* <prefix>/bin/python3.X, once links are followed */
-        free(version);
+        xfree(version);
         char *real = follow(full);
         char *slash = strrchr(real, '/');
         const char *v = version_of(slash + 1);
         version = v ? xstrdup(v) : NULL;
         *slash = '\0';
         prefix = path_join(*real ? real : "/", "..");
-        free(real);
+        xfree(real);
     }
     /* A prefix that is a link, as uv's minor-version directory
      * (cpython-3.12-linux-x86_64-gnu -> cpython-3.12.N-...) that its venvs
@@ -226,12 +226,12 @@ static void from_interpreter(struct python_homes *out, const char *path, const c
         add(out, "", real, version);
     else
         scan_prefix(out, "", real); /* a "python3" that is not a link */
-    free(real);
-    free(prefix);
-    free(home);
-    free(version);
-    free(bindir);
-    free(full);
+    xfree(real);
+    xfree(prefix);
+    xfree(home);
+    xfree(version);
+    xfree(bindir);
+    xfree(full);
 }
 
 void python_find(struct python_homes *out, const char *root, const char *const *interpreters,
@@ -254,7 +254,7 @@ void python_find(struct python_homes *out, const char *root, const char *const *
             continue;
         char *prefix = path_join(envs.data, e->d_name);
         scan_prefix(out, r, prefix);
-        free(prefix);
+        xfree(prefix);
     }
     if (d)
         closedir(d);

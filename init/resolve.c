@@ -7,7 +7,7 @@
 #include "text.h"
 #include "validate.h"
 
-#include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +58,7 @@ unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o)
             for (size_t j = 0; j < p->n; j++)
                 set[j] = &p->v[j];
             validate_set(set, p->n, &r->diag);
-            free(set);
+            xfree(set);
         }
     }
     return r->diag.errors;
@@ -83,16 +83,16 @@ static void warn_p2p_iommu(const struct envset *env, const char *root)
         return;
     /* No IOMMU group at all (the kernel makes the directory whether or not
      * an IOMMU is on): nothing is translated, and the scan of every PCI
-     * device below, dozens of system calls, is left out of the start. */
+     * device below, dozens of system calls, is left out of the start. One
+     * stat tells: a sysfs directory's link count is 2 plus its
+     * subdirectories (kernfs_refresh_inode in fs/kernfs/inode.c), and each
+     * group is one. Elsewhere (a fixture under --root on a file system that
+     * reports 1 for directories, as btrfs does) anything but 2 means look. */
     char *groups = path_join(root ? root : "/", "/sys/kernel/iommu_groups");
-    DIR *d = opendir(groups);
-    free(groups);
-    struct dirent *e = NULL;
-    while (d && (e = readdir(d)) && e->d_name[0] == '.')
-        ;
-    if (d)
-        closedir(d);
-    if (!e)
+    struct stat st;
+    int absent = stat(groups, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_nlink == 2;
+    xfree(groups);
+    if (absent)
         return;
     struct hardware h;
     detect_hardware(&h, root);
@@ -100,7 +100,7 @@ static void warn_p2p_iommu(const struct envset *env, const char *root)
         log_warn("NCCL_P2P_LEVEL=%s may hang (IOMMU DMA translation): iommu=pt and ACS off, or "
                  "NCCL_P2P_DISABLE=1 (pcie-8gpu-iommu)",
                  level);
-    free(h.gpus);
+    xfree(h.gpus);
 }
 
 void resolve_environment(struct resolved *r, const struct resolve_options *o, char *const *envp)
@@ -121,8 +121,8 @@ void resolve_environment(struct resolved *r, const struct resolve_options *o, ch
         m++;
     }
     validate_set(set, m, &r->diag);
-    free(set);
-    free(tmp);
+    xfree(set);
+    xfree(tmp);
     warn_p2p_iommu(&r->env, o->root);
 }
 
@@ -131,7 +131,7 @@ void resolved_free(struct resolved *r)
     envset_free(&r->env);
     for (size_t i = 0; i < r->n; i++)
         profile_free(&r->profiles[i]);
-    free(r->profiles);
+    xfree(r->profiles);
     known_names_free(&r->known);
     memset(r, 0, sizeof *r);
 }

@@ -59,7 +59,7 @@ static size_t root_len_in(const char *full, const char *root)
     char *r = path_join(root, "."); /* the root as path_join writes it */
     size_t n = strlen(r);
     bool in = !(n == 1 && r[0] == '/') && strncmp(full, r, n) == 0 && full[n] == '/';
-    free(r);
+    xfree(r);
     return in ? n : 0;
 }
 
@@ -154,7 +154,7 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     struct buf out = { 0 };
     int k = block_splice(&out, old, oldlen, body, at_top, e == 1);
     if (k < 0) {
-        free(old);
+        xfree(old);
         log_warn("sink %s: %s: its nccl-init block is damaged (a BEGIN without an END, or two "
                  "blocks); skipped",
                  sink, path);
@@ -169,7 +169,7 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     } else {
         e = atomic_write(t, out.data ? out.data : "", out.len);
     }
-    free(old);
+    xfree(old);
     buf_free(&out);
     if (e < 0) {
         target_failed(r, sink, t, e);
@@ -277,7 +277,7 @@ static bool open_hook(struct sink_report *r, const struct python_home *h, const 
     *conffile = path_join(*h->root ? h->root : "/", link);
     if (open_sink(r, "python", t, *conffile, root_len_in(*conffile, h->root)))
         return true;
-    free(*conffile);
+    xfree(*conffile);
     *conffile = NULL;
     return false;
 }
@@ -306,7 +306,7 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     char *hook = path_join(h->stdlib, "sitecustomize.py"), *conffile;
     struct target t;
     if (!open_hook(r, h, hook, &t, &conffile)) {
-        free(hook);
+        xfree(hook);
         return;
     }
     /* Chain only when this hook is what shadows another sitecustomize: if
@@ -338,9 +338,9 @@ static void write_python(struct sink_report *r, const struct python_home *h,
         byte_compile(h, conffile ? conffile : hook, pyc.data);
     buf_free(&pyc);
     buf_free(&body);
-    free(chain);
-    free(conffile);
-    free(hook);
+    xfree(chain);
+    xfree(conffile);
+    xfree(hook);
 }
 
 char *sink_record_path(const char *root)
@@ -350,7 +350,7 @@ char *sink_record_path(const char *root)
         char cwd[4096];
         char *abs = getcwd(cwd, sizeof cwd) ? path_join(cwd, record) : NULL;
         if (abs) {
-            free(record);
+            xfree(record);
             record = abs;
         }
     }
@@ -363,7 +363,7 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         size_t rl;
         char *p = rooted(o, "/etc/environment", &rl);
         write_simple(r, "etc-environment", p, rl, format_etc_environment, s);
-        free(p);
+        xfree(p);
     }
     if (o->mask & SINK_NCCL_CONF) {
         /* NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf (home from getpwuid)
@@ -377,7 +377,7 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         if (conf && *conf && s)
             log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", conf);
         write_simple(r, "nccl-conf", p, rl, format_nccl_conf, s);
-        free(p);
+        xfree(p);
     }
     if (o->mask & SINK_PYTHON) {
         struct python_homes homes = { 0 };
@@ -388,7 +388,7 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         char *record = sink_record_path(o->root);
         for (size_t i = 0; i < homes.n; i++)
             write_python(r, &homes.v[i], s, record);
-        free(record);
+        xfree(record);
     }
 }
 
@@ -399,7 +399,7 @@ void sinks_remove(struct sink_report *r, const struct sink_options *o)
         size_t rl;
         char *p = rooted(o, i == 0 ? RECORD_ENV : i == 1 ? RECORD_STATE : "/run/nccl-init", &rl);
         remove_file(r, "record", p, rl, i == 2 ? AT_REMOVEDIR : 0);
-        free(p);
+        xfree(p);
     }
 }
 
@@ -430,14 +430,14 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
      * before anything at all is made in it. */
     if (!make_record_dir(r, dir, dir_rl) || !open_sink(r, "record", &t, path, rl)) {
         r->record_failed = true;
-        free(path);
-        free(dir);
+        xfree(path);
+        xfree(dir);
         return;
     }
     /* No directory for the Python hook: it writes nothing, it keeps the
      * record open (see format_python). A /run/nccl-init/applied left by an
      * older nccl-init, kept across a restart, is left alone and unused. */
-    free(dir);
+    xfree(dir);
     /* The record is nccl-init's own file: written whole, no block. */
     t.no_sync = true;
     struct buf b = { 0 };
@@ -451,7 +451,7 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
         result(r, "record", path, e == 1 ? "unchanged" : "written");
     }
     buf_free(&b);
-    free(path);
+    xfree(path);
 }
 
 /* The pid's room in state.json: digits, then spaces (JSON whitespace). */
@@ -519,16 +519,16 @@ void record_state_commit(struct record_state *rs, pid_t child)
 void sink_report_free(struct sink_report *r)
 {
     for (size_t i = 0; i < r->n; i++) {
-        free(r->v[i].path);
-        free(r->v[i].reason);
+        xfree(r->v[i].path);
+        xfree(r->v[i].reason);
     }
-    free(r->v);
+    xfree(r->v);
     memset(r, 0, sizeof *r);
 }
 
 void record_state_free(struct record_state *rs)
 {
-    free(rs->path);
+    xfree(rs->path);
     buf_free(&rs->text);
     memset(rs, 0, sizeof *rs);
 }

@@ -43,5 +43,5 @@ void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void
     char *tmp = n * size <= sizeof small ? small : xmalloc(n * size);
     merge_sort(base, tmp, n, size, cmp);
     if (tmp != small)
-        free(tmp);
+        xfree(tmp);
 }

@@ -279,7 +279,8 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
 {
     /* Not PID 1: adopt orphaned descendants, so that they are reaped and
      * stopped here and not by whoever is PID 1 outside. */
-    if (getpid() != 1)
+    pid_t self = getpid();
+    if (self != 1)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     int sfd = signalfd(-1, &c->sig->taken, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0)
@@ -305,7 +306,7 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
     if (chdir("/") < 0)
         log_debug("chdir /: %s", strerror(errno));
 
-    struct state st = { .self = getpid(), .child = pid, .phase = RUNNING };
+    struct state st = { .self = self, .child = pid, .phase = RUNNING };
     bool more = false;
     int poll_err = 0, read_err = 0;
     for (;;) {

@@ -414,7 +414,7 @@ static void judge_list(struct judge *j)
     char what[300];
     struct buf b = BUF_FIXED(what);
     for (char *seg = strtok_r(full, ";", &save_full); seg; seg = strtok_r(NULL, ";", &save_full)) {
-        free(sub);
+        xfree(sub);
         sub = xstrdup(seg);
         char *save_sub;
         char *prefix = strtok_r(sub, ":", &save_sub);
@@ -454,7 +454,7 @@ static void judge_list(struct judge *j)
             if (!prefix || g == f)
                 for (int e = 0; e < ntok; e++)
                     o->matrix[g][e] = !set;
-        free(elems);
+        xfree(elems);
         elems = xstrdup(list);
         char *save_el;
         for (char *el = strtok_r(elems, ",", &save_el); el; el = strtok_r(NULL, ",", &save_el)) {
@@ -473,9 +473,9 @@ static void judge_list(struct judge *j)
         if (o->reads != NR_LIST)
             break;
     }
-    free(full);
-    free(sub);
-    free(elems);
+    xfree(full);
+    xfree(sub);
+    xfree(elems);
     if (b.len) {
         say(j, DIAG_ERROR, "%s", what);
         return;
@@ -698,8 +698,8 @@ static void suggest(const struct entry *e, const struct known_names *k, struct d
             buf_printf(&b, "%sNCCL_%s", shown ? ", " : "; did you mean ", names[i]);
             shown++;
         }
-    free(dist);
-    free(names);
+    xfree(dist);
+    xfree(names);
     diag(d, DIAG_WARNING, e->file, e->line, "unknown NCCL variable %s%s%s", e->key,
          b.data ? b.data : "", shown ? "?" : "");
     buf_free(&b);
@@ -810,10 +810,10 @@ void validate_servers(const struct entry *e, struct diag *d)
     for (const char *key = server_overrides; *key;) {
         const char *server = next_field(key), *what = next_field(server),
                    *option = next_field(what), *source = next_field(option);
-        size_t n = strlen(e->value);
-        int shown = n > 80 ? 72 : (int)n; /* as say() shortens values */
-        const char *more = n > 80 ? "..." : "";
         if (strcmp(key, e->key) == 0) {
+            size_t n = strlen(e->value);
+            int shown = n > 80 ? 72 : (int)n; /* as say() shortens values */
+            const char *more = n > 80 ? "..." : "";
             if (*what == W_ALWAYS)
                 diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s always %s (%s), so the "
                      "profile's value never reaches %s", key, shown, e->value, more, server,

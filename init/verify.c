@@ -62,7 +62,7 @@ static void read_pairs(struct set *s, const char *path, bool nccl_only)
     if (read_file(path, RECORD_MAX, &text, &len) < 0)
         return;
     parse_pairs(s, text, nccl_only);
-    free(text);
+    xfree(text);
 }
 
 static const char *lookup(const struct set *s, const char *key)
@@ -163,7 +163,7 @@ static bool read_proc(pid_t pid, struct proc *p)
         while (end && end < maps + len && *end != '\n')
             end++;
         p->lib = l ? xstrndup(l, (size_t)(end - l)) : NULL;
-        free(maps);
+        xfree(maps);
     } else {
         p->maps_err = -e;
     }
@@ -236,7 +236,7 @@ static int held_record(pid_t pid, struct records *rs)
         if (read_file(link, RECORD_MAX, &text, &len) < 0)
             continue;
         parse_pairs(&r.pairs, text, false);
-        free(text);
+        xfree(text);
         r.digest = lookup(&r.pairs, "NCCL_INIT_DIGEST");
         if (!r.digest)
             continue; /* not a record nccl-init wrote */
@@ -299,7 +299,7 @@ static void user_conf(pid_t pid, const char *env, size_t len, struct set *s, str
         l = (char *)find_bytes(text, tl, "\nUid:\t", 6);
         char *end;
         long long uid = l ? decimal(l + 6, &end) : -1;
-        free(text);
+        xfree(text);
         buf_printf(&path, "/proc/%d/root/etc/passwd", (int)pid);
         if (uid >= 0 && (read_file(path.data, RECORD_MAX, &text, &tl) == 0 ||
                          read_file("/etc/passwd", RECORD_MAX, &text, &tl) == 0))
@@ -366,7 +366,7 @@ static pid_t read_child(const char *root)
         long long v;
         if (c && parse_c_integer(c + 13, &v))
             child = (pid_t)v;
-        free(state);
+        xfree(state);
     }
     buf_free(&path);
     return child;
@@ -449,7 +449,7 @@ static int lib_of(struct verify_report *r, const struct proc *p)
     char *id = xstrndup(f[3], (size_t)(strchr(f[4], ' ') - f[3]));
     for (size_t i = 0; i < r->nlibs; i++)
         if (strcmp(r->libs[i].id, id) == 0) {
-            free(id);
+            xfree(id);
             return (int)i;
         }
     grow((void **)&r->libs, &r->libcap, r->nlibs + 1, sizeof *r->libs);
@@ -634,7 +634,7 @@ static void check(const struct proc *p, bool named_pids, struct records *recs,
         }
         r->good += w->ok;
     }
-    free(ev.env);
+    xfree(ev.env);
 }
 
 void verify_collect(struct verify_report *r, const struct verify_options *o)

@@ -13,9 +13,23 @@ set -eu
 out=${1:?usage: libcap-musl.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ -f "$out/lib/libcap.a" ] && [ -f "$out/include/sys/capability.h" ] && exit 0
+# No unwind tables: nothing in the init unwinds (no C++, no backtraces), and
+# libcap's .eh_frame was 880 bytes of the binary's budget. The flags are kept
+# next to the library, so a change to them rebuilds it.
+#
+# And no constructor: libcap's _libcap_initialize() probes the bounding set
+# with six prctl() calls before main, on every start, though the init touches
+# libcap only when a capability option is given or the inheritable set is
+# not empty. The section that runs it is taken out of the archive, and
+# init/caps.c calls it (idempotent, public) before its first use of libcap.
+copts="-Os -fPIC -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables"
+stamp="$copts; objcopy -R .init_array"
+[ -f "$out/lib/libcap.a" ] && [ -f "$out/include/sys/capability.h" ] &&
+    [ "$(cat "$out/lib/stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
 apt="$out/apt"
+src=$(find "$apt/src" -maxdepth 1 -type d -name 'libcap2-*' 2>/dev/null | head -n 1)
+if [ -z "$src" ]; then
 mkdir -p "$apt/sources.list.d" "$apt/lists/partial" "$apt/archives/partial" "$apt/src"
 : >"$apt/sources.list"
 if [ -f /etc/apt/sources.list ]; then
@@ -48,11 +62,12 @@ done
 [ -n "$ok" ] || { cat "$apt/source.log" >&2; echo "libcap-musl: no libcap2 source could be fetched" >&2; exit 1; }
 
 src=$(find "$apt/src" -maxdepth 1 -type d -name 'libcap2-*' | head -n 1)
+fi
 [ -n "$src" ] || { echo "libcap-musl: no unpacked libcap2 source in $apt/src" >&2; exit 1; }
 
 # Only the static library is needed: no shared objects, no psx, no Go.
-make -C "$src/libcap" -s CC=musl-gcc BUILD_CC=gcc AR=ar RANLIB=ranlib \
-    COPTS="-Os -fPIC -ffunction-sections -fdata-sections" \
+make -C "$src/libcap" -s clean >/dev/null 2>&1 || true
+make -C "$src/libcap" -s CC=musl-gcc BUILD_CC=gcc AR=ar RANLIB=ranlib COPTS="$copts" \
     SHARED=no PAM_CAP=no GOLANG=no USE_GPERF=no libcap.a >"$apt/build.log" 2>&1 ||
     { tail -n 40 "$apt/build.log" >&2; exit 1; }
 
@@ -60,4 +75,11 @@ make -C "$src/libcap" -s CC=musl-gcc BUILD_CC=gcc AR=ar RANLIB=ranlib \
 mkdir -p "$out/lib" "$out/include/sys" "$out/include/linux"
 cp "$src/libcap/include/uapi/linux/capability.h" "$out/include/linux/capability.h"
 cp "$src/libcap/include/sys/capability.h" "$out/include/sys/capability.h"
-cp "$src/libcap/libcap.a" "$out/lib/libcap.a.tmp" && mv "$out/lib/libcap.a.tmp" "$out/lib/libcap.a"
+objcopy -R .init_array "$src/libcap/libcap.a" "$out/lib/libcap.a.tmp"
+if objdump -h "$out/lib/libcap.a.tmp" | grep -q init_array; then
+    echo "libcap-musl: a constructor is left in libcap.a" >&2
+    exit 1
+fi
+mv "$out/lib/libcap.a.tmp" "$out/lib/libcap.a"
+rm -f "$out/lib/copts"
+echo "$stamp" >"$out/lib/stamp"

@@ -125,7 +125,7 @@ static void parse(struct profile *p, const char *name, const char *path, const u
     for (size_t i = 0; i < p->n; i++)
         set[i] = &p->v[i];
     validate_set(set, p->n, &r->d);
-    free(set);
+    xfree(set);
 }
 
 /* resolve_environment(): combinations judged on the values the child gets. */
@@ -143,8 +143,8 @@ static void check_resolved(const struct envset *s)
         m++;
     }
     validate_set(set, m, &(struct diag){ 0 });
-    free(set);
-    free(tmp);
+    xfree(set);
+    xfree(tmp);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -191,8 +191,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_resolved(&s);
         char **out = envset_envp(&s);
         for (size_t i = 0; i < s.n; i++)
-            free(out[i]);
-        free(out);
+            xfree(out[i]);
+        xfree(out);
         envset_log_summary(&s);
         struct buf b = { 0 };
         render_env(&b, &s);
@@ -214,8 +214,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         envset_free(&s); /* before the profiles: vars point at their entries */
     }
 
-    free(envp);
-    free(env_copy);
+    xfree(envp);
+    xfree(env_copy);
     for (size_t i = 0; i < np; i++)
         profile_free(&prof[i]);
     known_names_free(&k);

@@ -20,7 +20,7 @@ static char *compose(struct envset *s, char **envp, const char *const *texts, si
     struct diag d = { 0 };
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(parse(&profiles[i], texts[i], &d), 0);
-        free(profiles[i].name);
+        xfree(profiles[i].name);
         profiles[i].name = xstrdup(i == 0 ? "base" : "extra");
         for (size_t j = 0; j < profiles[i].n; j++)
             profiles[i].v[j].profile = profiles[i].name;
@@ -35,7 +35,7 @@ static void release(struct envset *s, struct profile *p, size_t n, char *out)
     envset_free(s);
     for (size_t i = 0; i < n; i++)
         profile_free(&p[i]);
-    free(out);
+    xfree(out);
 }
 
 static void sorted_and_traced(void **state)
@@ -166,7 +166,7 @@ static void envp_for_exec(void **state)
      * the array and the new strings are one allocation. */
     assert_ptr_equal(e[0], envp[1]);
     assert_ptr_equal(e[1], envp[0]);
-    free(e);
+    xfree(e);
     release(&s, p, 1, out);
 }
 
@@ -184,7 +184,7 @@ static void envp_enforced(void **state)
     assert_true(e[2] != envp[0]);
     assert_ptr_equal(e[3], envp[1]);
     assert_null(e[4]);
-    free(e);
+    xfree(e);
     release(&s, p, 1, out);
 }
 

@@ -9,10 +9,10 @@ static void path_join_is_lexical(void **state)
     (void)state;
     char *p = path_join("/root/", "/etc/x");
     assert_string_equal(p, "/root/etc/x");
-    free(p);
+    xfree(p);
     p = path_join("/", "etc");
     assert_string_equal(p, "/etc");
-    free(p);
+    xfree(p);
     const char *cases[][3] = {
         { "/usr/bin", "..", "/usr" },
         { "/opt/p/bin/", "../lib/./python3.11", "/opt/p/lib/python3.11" },
@@ -27,7 +27,7 @@ static void path_join_is_lexical(void **state)
         p = path_join(cases[i][0], cases[i][1]);
         if (strcmp(p, cases[i][2]) != 0)
             fail_msg("path_join(%s, %s) = %s, want %s", cases[i][0], cases[i][1], p, cases[i][2]);
-        free(p);
+        xfree(p);
     }
 }
 
@@ -50,12 +50,12 @@ static void read_file_kinds(void **state)
     assert_int_equal(read_file(path, 1 << 20, &data, &len), 0);
     assert_int_equal(len, 8);
     assert_string_equal(data, "A=1\nB=2\n");
-    free(data);
+    xfree(data);
     assert_int_equal(read_file(path, 4, &data, &len), -EFBIG);
     /* /proc states a size of 0 and has more: read to the end */
     assert_int_equal(read_file("/proc/self/status", 1 << 20, &data, &len), 0);
     assert_true(len > 0 && strstr(data, "Pid:") != NULL);
-    free(data);
+    xfree(data);
     assert_int_equal(mkfifo(fifo, 0600), 0);
     assert_int_equal(read_file(fifo, 1 << 20, &data, &len), -EINVAL);
     assert_int_equal(read_file(dir, 1 << 20, &data, &len), -EISDIR);

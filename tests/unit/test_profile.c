@@ -13,7 +13,7 @@ static void expect_error(const char *text, const char *want)
     if (errors != 1)
         fail_msg("%u errors for \"%s\":\n%s", errors, text, out);
     assert_contains(out, want);
-    free(out);
+    xfree(out);
     profile_free(&p);
 }
 
@@ -72,7 +72,7 @@ static void nul_byte_is_a_control_character(void **state)
     assert_contains(out, "t.env:1: error: A: value contains control character 0x00");
     assert_int_equal(p.n, 1); /* B on line 2 still parsed */
     assert_string_equal(p.v[0].key, "B");
-    free(out);
+    xfree(out);
     profile_free(&p);
 }
 
@@ -93,7 +93,7 @@ static void over_long_line(void **state)
     assert_int_equal(parse(&p, text, &d), 0);
     assert_int_equal(p.n, 1);
     profile_free(&p);
-    free(text);
+    xfree(text);
 }
 
 static void warnings_keep_the_line(void **state)
@@ -110,7 +110,7 @@ static void warnings_keep_the_line(void **state)
     assert_string_equal(p.v[0].value, "\"quoted\""); /* kept literally, as docker does */
     assert_contains(out, "t.env:1: warning: Q: the quotes are part of the value");
     assert_contains(out, "t.env:2: warning: H: '#' is part of the value");
-    free(out);
+    xfree(out);
     profile_free(&p);
 }
 
@@ -121,7 +121,7 @@ static void errors_do_not_stop_the_parse(void **state)
     struct diag d = { 0 };
     capture_begin();
     unsigned errors = parse(&p, "bad\nA=1\n B=2\nC=3\n", &d);
-    free(capture_end());
+    xfree(capture_end());
     assert_int_equal(errors, 2);
     assert_int_equal(p.n, 2);
     assert_string_equal(p.v[1].key, "C");
@@ -157,11 +157,11 @@ static void load_by_name_and_path(void **state)
     char *out = capture_end();
     assert_contains(out, "missing.env: error: cannot read profile: No such file or directory");
     assert_contains(out, "bad name: error: bad profile name");
-    free(out);
+    xfree(out);
     profile_free(&p);
     unlink(path);
     rmdir(dir);
-    free(path);
+    xfree(path);
 }
 
 int main(void)

@@ -39,33 +39,33 @@ static void blocks(void **state)
     /* replaced in place, not appended; the rest kept byte for byte */
     char *t = splice("top\n# BEGIN nccl-init\nold\n# END nccl-init\nbottom", "new\n", false, &rc);
     assert_string_equal(t, "top\n# BEGIN nccl-init\nnew\n# END nccl-init\nbottom");
-    free(t);
+    xfree(t);
     /* idempotent: splicing the result again changes nothing */
     t = splice(s, "X=1\n", false, &rc);
     assert_string_equal(t, s);
-    free(t);
-    free(s);
+    xfree(t);
+    xfree(s);
     s = splice("no newline", "X\n", false, &rc);
     assert_string_equal(s, "no newline\n# BEGIN nccl-init\n" BLOCK_NEWLINE "\nX\n# END nccl-init\n");
-    free(s);
+    xfree(s);
     s = splice("import x\n", "Y\n", true, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\nY\n# END nccl-init\nimport x\n");
-    free(s);
+    xfree(s);
     s = splice("", "", false, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\n# END nccl-init\n");
-    free(s);
+    xfree(s);
     /* markers count only as whole lines */
     s = splice("x # BEGIN nccl-init\n", "Z\n", false, &rc);
     assert_string_equal(s, "x # BEGIN nccl-init\n# BEGIN nccl-init\nZ\n# END nccl-init\n");
-    free(s);
+    xfree(s);
     /* damaged: not ours to guess at */
     s = splice("# BEGIN nccl-init\nA=1\n", "Z\n", false, &rc);
     assert_int_equal(rc, -1);
-    free(s);
+    xfree(s);
     s = splice("# BEGIN nccl-init\n# END nccl-init\n# BEGIN nccl-init\n# END nccl-init\n", "",
                false, &rc);
     assert_int_equal(rc, -1);
-    free(s);
+    xfree(s);
     assert_true(block_only("\n# BEGIN nccl-init\nA=1\n# END nccl-init\n\n", 39));
     assert_true(block_only("", 0));
     assert_false(block_only("# BEGIN nccl-init\n# END nccl-init\nimport apport\n", 48));
@@ -84,26 +84,26 @@ static void blocks_crlf(void **state)
     /* idempotent */
     char *t = splice(s, "X=1\n", false, &rc);
     assert_string_equal(t, s);
-    free(t);
-    free(s);
+    xfree(t);
+    xfree(s);
     /* an END with a CR and no final newline; the block at the top */
     s = splice("# BEGIN nccl-init\r\nOLD=1\r\n# END nccl-init\r", "Y\n", true, &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "# BEGIN nccl-init\r\nY\n# END nccl-init\r\n");
-    free(s);
+    xfree(s);
     /* one CRLF marker and one LF marker still make one block */
     s = splice("# BEGIN nccl-init\nOLD\n# END nccl-init\r\nrest\n", "Z\n", false, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\nZ\n# END nccl-init\nrest\n");
-    free(s);
+    xfree(s);
     /* a CRLF BEGIN without an END is damaged, as an LF one is */
     s = splice("A=1\r\n# BEGIN nccl-init\r\nOLD=1\r\n", "Z\n", false, &rc);
     assert_int_equal(rc, -1);
-    free(s);
+    xfree(s);
     /* two CRs, or anything after the CR, is not a marker */
     s = splice("# BEGIN nccl-init\r\r\n", "Z\n", false, &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "# BEGIN nccl-init\r\r\n# BEGIN nccl-init\nZ\n# END nccl-init\n");
-    free(s);
+    xfree(s);
     const char *only = "\r\n# BEGIN nccl-init\r\nA=1\r\n# END nccl-init\r\n";
     assert_true(block_only(only, strlen(only)));
 }
@@ -126,23 +126,23 @@ static void block_notes(void **state)
     int rc;
     char *s = splice("", "X=1\n", false, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\nX=1\n# END nccl-init\n");
-    free(s);
+    xfree(s);
     /* the block at the top of a file without a final newline: nothing added */
     s = splice("import x", "Y\n", true, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\nY\n# END nccl-init\nimport x");
-    free(s);
+    xfree(s);
     /* replaced: the note stays, the body changes */
     s = splice(out.data, "X=2\n", false, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\n" BLOCK_MADE "\nX=2\n# END nccl-init\n");
-    free(s);
+    xfree(s);
     s = splice("A=1\r\n# BEGIN nccl-init\r\n" BLOCK_NEWLINE "\nOLD\n# END nccl-init\r\n", "Z\n",
                false, &rc);
     assert_string_equal(s, "A=1\r\n# BEGIN nccl-init\r\n" BLOCK_NEWLINE "\nZ\n# END nccl-init\r\n");
-    free(s);
+    xfree(s);
     /* a note line anywhere but right after BEGIN is body */
     s = splice("# BEGIN nccl-init\nA\n" BLOCK_MADE "\n# END nccl-init\n", "B\n", false, &rc);
     assert_string_equal(s, "# BEGIN nccl-init\nB\n# END nccl-init\n");
-    free(s);
+    xfree(s);
     buf_free(&out);
 }
 
@@ -206,35 +206,35 @@ static void remove_what_is_not_ours(void **state)
     char *s = unsplice("A=1\r\n# BEGIN nccl-init\r\nX\n# END nccl-init\r\nB=2\r\n", &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "A=1\r\nB=2\r\n");
-    free(s);
+    xfree(s);
     /* a made file that someone added to, after or before the block: kept */
     s = unsplice("# BEGIN nccl-init\n" BLOCK_MADE "\nX\n# END nccl-init\nMINE=1\n", &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "MINE=1\n");
-    free(s);
+    xfree(s);
     s = unsplice("MINE=1\n# BEGIN nccl-init\n" BLOCK_MADE "\nX\n# END nccl-init\n", &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "MINE=1\n");
-    free(s);
+    xfree(s);
     /* the newline note counts only while the block ends the file */
     s = unsplice("A\n# BEGIN nccl-init\n" BLOCK_NEWLINE "\nX\n# END nccl-init\nB\n", &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "A\nB\n");
-    free(s);
+    xfree(s);
     /* a block of an older nccl-init (no note) that made the file: empty */
     s = unsplice("# BEGIN nccl-init\nX\n# END nccl-init\n", &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "");
-    free(s);
+    xfree(s);
     /* an END with no newline at the end of the file */
     s = unsplice("A=1\n# BEGIN nccl-init\nX\n# END nccl-init", &rc);
     assert_int_equal(rc, 1);
     assert_string_equal(s, "A=1\n");
-    free(s);
+    xfree(s);
     /* nothing to take out */
     s = unsplice("A=1\n# BEGIN nccl-init-2\n", &rc);
     assert_int_equal(rc, 0);
-    free(s);
+    xfree(s);
     /* damaged: BEGIN alone, END alone, two blocks */
     static const char *const damaged[] = {
         "# BEGIN nccl-init\nA=1\n",
@@ -245,7 +245,7 @@ static void remove_what_is_not_ours(void **state)
     for (size_t i = 0; i < ARRAY_SIZE(damaged); i++) {
         s = unsplice(damaged[i], &rc);
         assert_int_equal(rc, -1);
-        free(s);
+        xfree(s);
     }
 }
 

@@ -34,7 +34,7 @@ static void ok(const char *key, const char *value)
     struct result r = check(key, value);
     if (r.errors || r.warnings)
         fail_msg("%s=%s should pass, got:\n%s", key, value, r.out);
-    free(r.out);
+    xfree(r.out);
 }
 
 static void error(const char *key, const char *value, const char *want)
@@ -44,7 +44,7 @@ static void error(const char *key, const char *value, const char *want)
         fail_msg("%s=%s: expected one error, got %u:\n%s", key, value, r.errors, r.out);
     assert_contains(r.out, "t.env:7: error: ");
     assert_contains(r.out, want);
-    free(r.out);
+    xfree(r.out);
 }
 
 static void warning(const char *key, const char *value, const char *want)
@@ -55,7 +55,7 @@ static void warning(const char *key, const char *value, const char *want)
                  r.errors, r.warnings, r.out);
     assert_contains(r.out, "t.env:7: warning: ");
     assert_contains(r.out, want);
-    free(r.out);
+    xfree(r.out);
 }
 
 /* ncclLoadParam: strtoll(s, NULL, 0), no end check. */
@@ -270,13 +270,13 @@ static void names(void **state)
     assert_int_equal(r.warnings, 1);
     assert_contains(r.out, "t.env:7: warning: unknown NCCL variable NCCL_NCHANNELS; did you mean "
                            "NCCL_MAX_NCHANNELS, NCCL_MIN_NCHANNELS?");
-    free(r.out);
+    xfree(r.out);
     r = check("NCCL_PROTOCOL", "LL");
     assert_contains(r.out, "did you mean NCCL_PROTO?");
-    free(r.out);
+    xfree(r.out);
     r = check("NCCL_ZZZZZZZZZZZZZZZZZZZZ", "1");
     assert_contains(r.out, "unknown NCCL variable NCCL_ZZZZZZZZZZZZZZZZZZZZ\n");
-    free(r.out);
+    xfree(r.out);
     ok("CUDA_VISIBLE_DEVICES", "0,1,junk");
     ok("TORCH_NCCL_BLOCKING_WAIT", "anything at all");
     error("NCCL_INIT_PROFILE", "x", "NCCL_INIT_* variables control nccl-init");
@@ -419,35 +419,35 @@ static void combinations_that_do_nothing(void **state)
     char *out;
     assert_int_equal(set_warnings("NCCL_PROTO=LL\nNCCL_NTHREADS=512\n", &out), 1);
     assert_contains(out, "t.env:2: warning: NCCL_NTHREADS=512 does nothing with NCCL_PROTO=LL");
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_PROTO=^Simple\nNCCL_NTHREADS=512\n", &out), 1);
-    free(out);
+    xfree(out);
     /* fewer threads than LL's maximum does change LL */
     assert_int_equal(set_warnings("NCCL_PROTO=LL\nNCCL_NTHREADS=256\n", &out), 0);
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_PROTO=LL,Simple\nNCCL_NTHREADS=512\n", &out), 0);
-    free(out);
+    xfree(out);
     /* Simple stays on for AllReduce */
     assert_int_equal(set_warnings("NCCL_PROTO=LL;allreduce:Simple\nNCCL_NTHREADS=512\n", &out), 0);
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_PROTO=LL\nNCCL_LL128_NTHREADS=640\n", &out), 1);
     assert_contains(out, "only LL128 reads it");
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_PROTO=Simple\nNCCL_LL_BUFFSIZE=65536\n", &out), 1);
     assert_contains(out, "no collective uses the LL buffer, which NCCL still allocates at that size");
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_PROTO=Simple\nNCCL_LL_BUFFSIZE=\n", &out), 0);
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_MIN_NCHANNELS=32\nNCCL_MAX_NCHANNELS=16\n", &out), 1);
     assert_contains(out, "t.env:1: warning: NCCL_MIN_NCHANNELS=32 is above NCCL_MAX_NCHANNELS=16");
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_MIN_NCHANNELS=0x20\nNCCL_MAX_NCHANNELS=16\n", &out), 1);
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_P2P_DISABLE=1\nNCCL_P2P_LEVEL=SYS\n", &out), 1);
     assert_contains(out, "t.env:2: warning: NCCL_P2P_LEVEL=SYS does nothing with NCCL_P2P_DISABLE=1");
-    free(out);
+    xfree(out);
     assert_int_equal(set_warnings("NCCL_P2P_DISABLE=0\nNCCL_P2P_LEVEL=SYS\n", &out), 0);
-    free(out);
+    xfree(out);
 }
 
 /* --nccl-lib: names come from the strings of the library itself. */
@@ -469,11 +469,11 @@ static void names_from_a_library(void **state)
     assert_false(known_names_has(&k, "NCCL_ALGO"));
     struct result r = check_with("NCCL_FUTURE_KNOB", "1", &k);
     assert_int_equal(r.warnings, 0);
-    free(r.out);
+    xfree(r.out);
     r = check_with("NCCL_ALGO", "Ring", &k);
     assert_int_equal(r.warnings, 1);
     assert_contains(r.out, "unknown NCCL variable NCCL_ALGO");
-    free(r.out);
+    xfree(r.out);
     known_names_free(&k);
     unlink(path);
     assert_int_equal(known_names_from_lib(&k, path), -ENOENT);
@@ -554,7 +554,7 @@ static void servers_override_some_keys(void **state)
     assert_contains(r.out, "t.env:3: warning: CUDA_DEVICE_MAX_CONNECTIONS=1: SGLang always sets "
                            "it to 8 (engine.py _set_envs_and_config), so the profile's value "
                            "never reaches SGLang\n");
-    free(r.out);
+    xfree(r.out);
     r = server_check("NCCL_CUMEM_ENABLE", "1");
     assert_int_equal(r.warnings, 1);
     assert_contains(r.out, "NCCL_CUMEM_ENABLE=1: SGLang sets it to 0 (1 on a multi-node MNNVL "
@@ -562,24 +562,24 @@ static void servers_override_some_keys(void **state)
                            "--enable-symm-mem (engine.py "
                            "_set_envs_and_config): the profile's value wins unless "
                            "--enable-symm-mem is given\n");
-    free(r.out);
+    xfree(r.out);
     r = server_check("NCCL_MNNVL_ENABLE", "0");
     assert_contains(r.out, "SGLang sets it to 1 on a multi-node MNNVL fabric only when it is "
                            "unset (engine.py _set_envs_and_config): the profile's value wins\n");
-    free(r.out);
+    xfree(r.out);
     r = server_check("NCCL_ASYNC_ERROR_HANDLING", "1");
     assert_contains(r.out, "vLLM always removes it from every GPU worker "
                            "(v1/worker/gpu_worker.py Worker.init_device), so the profile's value "
                            "never reaches vLLM");
-    free(r.out);
+    xfree(r.out);
     /* a key no server touches; a prefix of one is not that key */
     r = server_check("NCCL_PROTO", "LL");
     assert_int_equal(r.warnings, 0);
     assert_string_equal(r.out, "");
-    free(r.out);
+    xfree(r.out);
     r = server_check("NCCL_NVLS", "1");
     assert_int_equal(r.warnings, 0);
-    free(r.out);
+    xfree(r.out);
     /* a long value is cut as the other findings cut it */
     char long_value[200];
     memset(long_value, '7', sizeof long_value - 1);
@@ -587,7 +587,7 @@ static void servers_override_some_keys(void **state)
     r = server_check("CUDA_DEVICE_MAX_CONNECTIONS", long_value);
     assert_contains(r.out, "=7777777777777777777777777777777777777777777777777777777777777777"
                            "77777777...: SGLang always");
-    free(r.out);
+    xfree(r.out);
 }
 
 /* A 64-bit ELF file with a section table: .shstrtab, .rodata holding ro,
@@ -642,7 +642,7 @@ static void version_and_names_from_rodata(void **state)
     char *v = version_of(path);
     assert_non_null(v);
     assert_string_equal(v, "2.99.1+cuda12.9"); /* the first whole one, no space in it */
-    free(v);
+    xfree(v);
     struct known_names k;
     assert_int_equal(known_names_from_lib(&k, path), 0);
     assert_int_equal(k.n, 1);
@@ -668,7 +668,7 @@ static void version_and_names_from_rodata(void **state)
     v = version_of(lib);
     assert_non_null(v);
     assert_memory_equal(v, NCCL_TABLE_VERSION "+cuda", sizeof NCCL_TABLE_VERSION + 4);
-    free(v);
+    xfree(v);
 }
 
 int main(void)
