@@ -30,11 +30,14 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 # _FORTIFY_SOURCE is left out: musl's headers do not implement it (it needs
 # the C library's __*_chk functions, which musl does not have), so the macro
 # would change nothing.
+# -Oz (GCC 12) rather than -Os: 1 KB less text, which is what kept the
+# start-up region (init/mem.c) and the walk cache (init/walk.c) within the
+# budget; spawn-timer measured no slower start (fewer pages to fault in).
 MUSL := /usr/lib/x86_64-linux-musl
 MUSL_INC := -nostdinc -isystem /usr/include/x86_64-linux-musl -isystem $(shell gcc -print-file-name=include)
-REL_CFLAGS := $(STD) $(WARN) $(MUSL_INC) -Os -flto -fPIE -ffunction-sections -fdata-sections \
+REL_CFLAGS := $(STD) $(WARN) $(MUSL_INC) -Oz -flto -fPIE -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fstack-protector-strong -I$(CAPDIR)/include
-REL_LDFLAGS := -static-pie -nostdlib -Os -flto -Wl,--gc-sections -Wl,-z,relro,-z,now \
+REL_LDFLAGS := -static-pie -nostdlib -Oz -flto -Wl,--gc-sections -Wl,-z,relro,-z,now \
 	-Wl,-z,noexecstack -Wl,-z,noseparate-code -Wl,--build-id=none -s
 REL_START := $(MUSL)/rcrt1.o $(MUSL)/crti.o $(shell gcc -print-file-name=crtbeginS.o)
 REL_END := -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) \

@@ -63,3 +63,11 @@ void buf_free(struct buf *b)
     b->data = NULL;
     b->len = b->cap = 0;
 }
+
+void buf_kv(struct buf *b, const char *key, const char *value)
+{
+    buf_str(b, key);
+    buf_add(b, "=", 1);
+    buf_str(b, value);
+    buf_add(b, "\n", 1);
+}

@@ -17,6 +17,8 @@ struct buf {
 #define BUF_FIXED(arr) ((struct buf){ (arr), 0, sizeof(arr), true })
 void buf_add(struct buf *b, const void *p, size_t n);
 void buf_str(struct buf *b, const char *s);
+/* "KEY=VALUE\n", as the env files are written: no printf for each line. */
+void buf_kv(struct buf *b, const char *key, const char *value);
 /* printf into the buffer (vsnprintf underneath); a fixed buffer truncates. */
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));

@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "fileio.h"
 #include "mem.h"
+#include "walk.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;
     record_state_commit(&st->state, pid);
+    walk_forget();
     record_state_free(&st->state);
     sink_report_free(&st->report);
     xfree(st->envp);

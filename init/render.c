@@ -14,7 +14,7 @@ void render_env(struct buf *b, const struct envset *s)
             log_warn("render: %s has a newline in its value; shown only by --format json",
                      s->v[i].key);
         else
-            buf_printf(b, "%s=%s\n", s->v[i].key, s->v[i].value);
+            buf_kv(b, s->v[i].key, s->v[i].value);
     }
 }
 
@@ -33,7 +33,9 @@ static void json_var_with(struct buf *b, const struct var *v, bool nccl)
     json_string(b, v->key);
     buf_str(b, ", \"value\": ");
     json_string(b, v->value);
-    buf_printf(b, ", \"source\": \"%s\"", sources[v->source]);
+    buf_str(b, ", \"source\": \"");
+    buf_str(b, sources[v->source]);
+    buf_str(b, "\"");
     if (v->resolved)
         buf_str(b, ", \"resolved\": true");
     if (v->source == SRC_PROFILE) {

@@ -57,7 +57,7 @@ void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip
         if (why)
             skip("etc-environment", v->key, why);
         else
-            buf_printf(b, "%s=%s\n", v->key, v->value);
+            buf_kv(b, v->key, v->value);
     }
 }
 
@@ -80,7 +80,7 @@ static void format_lines(struct buf *b, const struct envset *s, const char *sink
         else if (nccl_only && nccl_conf_cuts(v->key, v->value))
             skip(sink, v->key, "NCCL's nccl.conf reader keeps only 1023 bytes of a key or value");
         else
-            buf_printf(b, "%s=%s\n", v->key, v->value);
+            buf_kv(b, v->key, v->value);
     }
 }
 

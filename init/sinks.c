@@ -427,8 +427,15 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     struct target t;
     /* The walk to profile.env checks the directory just made or found: a
      * link or someone else's directory at /run/nccl-init stops the record
-     * before anything at all is made in it. */
-    if (!make_record_dir(r, dir, dir_rl) || !open_sink(r, "record", &t, path, rl)) {
+     * before anything at all is made in it. On a restart it is there: the
+     * walk comes first, and the mkdir only when it is missing. */
+    int e = target_open(&t, path, rl);
+    bool ok = e == 0;
+    if (e == -ENOENT)
+        ok = make_record_dir(r, dir, dir_rl) && open_sink(r, "record", &t, path, rl);
+    else if (e < 0)
+        target_failed(r, "record", &t, e);
+    if (!ok) {
         r->record_failed = true;
         xfree(path);
         xfree(dir);
@@ -442,7 +449,7 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     t.no_sync = true;
     struct buf b = { 0 };
     format_env_file(&b, s, skipped_value);
-    int e = atomic_write(&t, b.data ? b.data : "", b.len);
+    e = atomic_write(&t, b.data ? b.data : "", b.len);
     target_close(&t);
     if (e < 0) {
         target_failed(r, "record", &t, e);

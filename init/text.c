@@ -134,12 +134,16 @@ void json_string(struct buf *b, const char *s)
             buf_printf(b, "\\u%04x", c);
             i++;
         } else {
-            size_t l = utf8_seq_len(p + i, n - i);
-            if (l)
-                buf_add(b, p + i, l);
-            else
+            /* A run of characters that stand as they are, added at once. */
+            size_t at = i, l;
+            while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20 && p[i] != 0x7f &&
+                   (l = utf8_seq_len(p + i, n - i)))
+                i += l;
+            buf_add(b, p + at, i - at);
+            if (at == i) {
                 buf_str(b, "\\ufffd");
-            i += l ? l : 1;
+                i++;
+            }
         }
     }
     buf_add(b, "\"", 1);

@@ -77,6 +77,55 @@ static int open_start(const char *path, size_t root_len, size_t *at, struct refu
     return fd;
 }
 
+/* The directory the last walk reached, kept open for the next one: a start
+ * reaches /etc twice and /run/nccl-init three times, and a walk from the
+ * root costs two system calls a component. A walk to the same directory
+ * takes a duplicate of it, one to a directory below it walks on from it.
+ * It was checked when it was reached; what could change in between is what
+ * could change between any walk and its write, and only root could change
+ * it (the check refuses directories others can write). walk_forget()
+ * closes it once the start-up's writes are done. */
+static struct {
+    int fd;               /* when cache_on */
+    size_t root_len, len; /* path[0..len) is the directory, with its '/' */
+    char path[PATH_MAX];
+} cached; /* in .bss: an initializer would put its PATH_MAX bytes in the file */
+static bool cache_on; /* cached.fd is meaningful */
+
+void walk_forget(void)
+{
+    if (cache_on && cached.fd >= 0)
+        close(cached.fd);
+    cache_on = false;
+}
+
+/* Closes fd unless it is the cached directory, which stays. */
+static void drop(int fd)
+{
+    if (!cache_on || fd != cached.fd)
+        close(fd);
+}
+
+/* A second descriptor for the directory dfd: "." of it, one system call
+ * where musl's fcntl(F_DUPFD_CLOEXEC) takes two. */
+static int reopen(int dfd)
+{
+    return openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int remember(int dfd, const char *path, size_t root_len, size_t len)
+{
+    if (len < sizeof cached.path) {
+        walk_forget();
+        cached.fd = reopen(dfd);
+        cache_on = cached.fd >= 0;
+        cached.root_len = root_len;
+        cached.len = len;
+        memcpy(cached.path, path, len);
+    }
+    return dfd;
+}
+
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why)
 {
     *why = (struct refusal){ 0 };
@@ -88,10 +137,19 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
         return -EINVAL; /* the root would swallow the name: a caller's bug */
     *name = last;
 
-    size_t at;
-    int fd = open_start(path, root_len, &at, why);
-    if (fd < 0)
+    size_t at, len = (size_t)(last - path);
+    int fd;
+    if (cache_on && cached.root_len == root_len && cached.len <= len &&
+        cached.len > root_len && memcmp(cached.path, path, cached.len) == 0) {
+        if (cached.len == len) {
+            fd = reopen(cached.fd);
+            return fd < 0 ? -errno : fd;
+        }
+        fd = cached.fd;
+        at = cached.len;
+    } else if ((fd = open_start(path, root_len, &at, why)) < 0) {
         return fd;
+    }
     for (const char *c = path + at; c < last;) {
         size_t n = strcspn(c, "/");
         if (n == 0 || (n == 1 && c[0] == '.')) {
@@ -114,17 +172,17 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
             int dfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (dfd >= 0) {
                 int e = check_dir(dfd, (size_t)(c - path), why);
-                close(fd);
+                drop(fd);
                 if (e < 0)
                     close(dfd);
-                return e < 0 ? e : dfd;
+                return e < 0 ? e : remember(dfd, path, root_len, len);
             }
         }
         /* O_PATH|O_NOFOLLOW opens a link itself rather than failing, so
          * that the check below can say "is a symlink"; ".." is never one. */
         int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         int e = next < 0 ? -errno : check_dir(next, (size_t)(c - path), why);
-        close(fd);
+        drop(fd);
         if (e < 0) {
             if (next >= 0)
                 close(next);
@@ -135,7 +193,7 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
     /* "." of a checked directory is that directory: no link to follow. */
     int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int e = dfd < 0 ? -errno : dfd;
-    close(fd);
+    drop(fd);
     return e;
 }
 

@@ -39,6 +39,9 @@ struct refusal {
  * the record's state.json is written after the fork. */
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why);
 
+/* Closes the directory walk_parent() keeps open for the next walk. */
+void walk_forget(void);
+
 /* The refusal as the warning says it: "parent /x is a symlink". */
 void refusal_text(struct buf *out, const char *path, const struct refusal *why);
 

@@ -139,6 +139,6 @@ int cmd_allreduce(int argc, char **argv)
         CUDA(cudaStreamDestroy(streams[d]));
         NCCL(ncclCommDestroy(comms[d]));
     }
-    free(host);
+    xfree(host);
     return wrong_total ? EXIT_CHECK : 0;
 }

@@ -107,7 +107,7 @@ char *slurp(const char *path)
     int err = ferror(f) ? EIO : 0;
     fclose(f);
     if (err) {
-        free(s);
+        xfree(s);
         errno = err;
         return NULL;
     }

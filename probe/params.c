@@ -48,8 +48,8 @@ static void kv_put(struct kvs *s, const char *key, size_t kl, const char *value,
     if (!v)
         die(EXIT_RUNTIME, "out of memory");
     if (old) { /* the last one counts */
-        free(k);
-        free(old->value);
+        xfree(k);
+        xfree(old->value);
         old->value = v;
         return;
     }
@@ -121,7 +121,7 @@ static bool read_profile(const char *path, struct kvs *out)
             vl--;
         kv_put(out, line, (size_t)(eq - line), eq + 1, vl);
     }
-    free(text);
+    xfree(text);
     return true;
 }
 
@@ -225,7 +225,7 @@ int cmd_params(int argc, char **argv)
     struct kvs got = { 0 };
     if (logged)
         parse_log(log, &got);
-    free(log);
+    xfree(log);
     if (got.n)
         qsort(got.v, got.n, sizeof *got.v, cmp_kv);
     if (want.n)

@@ -8,6 +8,7 @@
 #include <nccl.h>
 
 #include "detect.h"
+#include "mem.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -14,7 +14,7 @@
 void probe_node(struct hardware *h, const char *root, char *const *models, int n)
 {
     detect_hardware(h, root);
-    free(h->gpus);
+    xfree(h->gpus);
     h->gpus = xcalloc((size_t)n, sizeof *h->gpus);
     for (int i = 0; i < n; i++) {
         struct buf m = BUF_FIXED(h->gpus[i].model);
@@ -82,7 +82,7 @@ void choose(struct choice *c, const struct hardware *h, const char *given, const
     if (!text)
         return;
     detect_apply(c, h, text);
-    free(text);
+    xfree(text);
 }
 
 /* "profile:    NAME (REASON; FILE:LINE)", the line nccl-init detect prints. */

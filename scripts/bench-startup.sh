@@ -109,16 +109,36 @@ else
 	echo "note: $TINI not installed; timing without it"
 fi
 # "nccl-init": the init itself, no sinks (the start-up budget). "+sinks": the
-# sinks written under a private --root, as on every container restart after
-# the first (each file is already up to date, so nothing is rewritten). The
-# benchmark never writes the machine's own /etc.
+# sinks written under a private --root, each file already up to date, so
+# nothing is rewritten but the record of the child's pid, which changes from
+# run to run outside PID 1 (a bare host's restart). The benchmark never
+# writes the machine's own /etc.
 SINK_ROOT=$PWD/build/bench/root
 mkdir -p "$SINK_ROOT/etc" "$SINK_ROOT/run"
 cmds+=(:: nccl-init "$PWD/$INIT" -q --sinks none --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE")
 cmds+=(:: +sinks "$PWD/$INIT" -q --root "$SINK_ROOT" --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE")
+# A container restart: the init is PID 1 of a new PID namespace, so its
+# child is pid 2 every time and state.json is left as it is too. Measured
+# against true and the floor started the same way (the namespace costs as
+# much for them). A root of its own: the bare-host row rewrites its record
+# with other pids. Root only (CLONE_NEWPID).
+PID1_ROOT=$PWD/build/bench/root-pid1
+pid1=
+if [[ $(id -u) == 0 ]] && "$TIMER" 1 0 :: probe --pid1 "$TRUE" >/dev/null 2>&1; then
+	pid1=1
+	mkdir -p "$PID1_ROOT/etc" "$PID1_ROOT/run"
+	cmds+=(:: true/pid1 --pid1 "$TRUE" :: floor/pid1 --pid1 "$FLOOR" "$TRUE")
+	cmds+=(:: +sinks/pid1 --pid1 "$PWD/$INIT" -q --root "$PID1_ROOT" --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE")
+else
+	echo "note: not root, or no PID namespaces: no container-restart rows (--pid1)"
+fi
 
 # Sanity: nccl-init must accept the profile and run the command, or the
-# timing is meaningless. -q keeps warnings; the timed runs send them to /dev/null.
+# timing is meaningless. -q keeps warnings; the timed runs send them to
+# /dev/null. This first run also writes the sinks, so the timed ones find them
+# current.
+[[ -z $pid1 ]] || "$TIMER" 1 0 :: first --pid1 "$PWD/$INIT" -q --root "$PID1_ROOT" --profile-dir "$PROFILE_DIR" \
+	-p "$PROFILE" -- "$TRUE" >/dev/null
 if ! err=$("$INIT" -q --root "$SINK_ROOT" --profile-dir "$PROFILE_DIR" -p "$PROFILE" -- "$TRUE" 2>&1 >/dev/null); then
 	echo "bench-startup: $INIT -p $PROFILE -- $TRUE failed:" >&2
 	echo "$err" >&2
@@ -136,7 +156,7 @@ listing=
 for ((i = 0; i < ${#cmds[@]}; i++)); do
 	if [[ ${cmds[i]} == :: ]]; then
 		i=$((i + 1))
-		listing+="${listing:+$'\n'}  $(printf '%-12s' "${cmds[i]}:")"
+		listing+="${listing:+$'\n'}  $(printf '%-13s' "${cmds[i]}:")"
 	else
 		listing+=" ${cmds[i]}"
 	fi
@@ -150,22 +170,31 @@ end=$(date +%s.%N)
 
 awk -v gp="$GOAL_PLAIN" -v gs="$GOAL_SINKS" -v elapsed="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" '
 	{ label[NR] = $1; med[$1] = $4 / 1000; p90[$1] = $5 / 1000; p99[$1] = $6 / 1000; mn[$1] = $3 / 1000 }
+	# A /pid1 row is measured against true and the floor run as PID 1 too.
+	function mode(l) { return l ~ /\/pid1$/ ? "/pid1" : "" }
+	function over(l) { return med[l] - med["true" mode(l)] }
+	function ratio(l) { return over(l) / over("floor" mode(l)) }
 	END {
-		base = med["true"]; fl = med["floor"] - base
 		# "µs" is two bytes and awk pads bytes: one more column where it appears.
 		printf "%-12s %11s %11s %11s %11s %15s %9s\n", "command", "min µs", "median µs", "p90 µs", "p99 µs", "overhead µs", "x floor"
 		for (i = 1; i <= NR; i++) {
 			l = label[i]
+			anchor = l ~ /^true/
 			printf "%-12s %10.1f %10.1f %10.1f %10.1f %14s %9s\n", l, mn[l], med[l], p90[l], p99[l], \
-				(l == "true" ? "(anchor)" : sprintf("%+.1f", med[l] - base)), \
-				(l == "true" ? "" : sprintf("%.2fx", (med[l] - base) / fl))
+				(anchor ? "(anchor)" : sprintf("%+.1f", over(l))), (anchor ? "" : sprintf("%.2fx", ratio(l)))
 		}
-		printf "(overhead = median(cmd) - median(true), true being a static one; x floor = overhead / the floor'"'"'s; %ss wall)\n\n", elapsed
-		r = (med["nccl-init"] - base) / fl; rs = (med["+sinks"] - base) / fl
+		printf "(overhead = median(cmd) - median(true), true being a static one; a /pid1 row: both as PID 1 of a new PID namespace;\n x floor = overhead / the floor'"'"'s, the /pid1 floor'"'"'s for a /pid1 row; %ss wall)\n\n", elapsed
+		r = ratio("nccl-init")
 		printf "verdict: nccl-init, no sinks, <= %.2fx the floor: %s (%.2fx)\n", gp, (r <= gp ? "PASS" : "FAIL"), r
-		printf "verdict: a restart with every sink current <= %.2fx the floor: %s (%.2fx)\n", gs, (rs <= gs ? "PASS" : "FAIL"), rs
+		# The goal is a container restart: the init as PID 1. Without that row
+		# (not root), the bare-host one stands in, which also rewrites state.json.
+		l = ("+sinks/pid1" in med) ? "+sinks/pid1" : "+sinks"
+		rs = ratio(l)
+		printf "verdict: a restart with every sink current (%s) <= %.2fx the floor: %s (%.2fx)\n", l, gs, (rs <= gs ? "PASS" : "FAIL"), rs
+		if (l != "+sinks")
+			printf "(a bare host'"'"'s restart, outside PID 1, rewrites state.json for the new pid: +sinks, %.2fx)\n", ratio("+sinks")
 		if ("tini-static" in med)
-			printf "(tini-static: %.2fx the floor)\n", (med["tini-static"] - base) / fl
+			printf "(tini-static: %.2fx the floor)\n", ratio("tini-static")
 	}' <<<"$results"
 echo
 
@@ -202,10 +231,16 @@ def faults(cmd):
         v.append(ru.ru_minflt + ru.ru_majflt)
     return statistics.median(v)
 
-rows = [(g[0], syscalls(g[1:]), faults(g[1:])) for g in groups]
-base = {"calls": rows[0][1], "faults": rows[0][2]}
+# A --pid1 command runs under unshare --pid --fork here (strace and wait4 see
+# unshare too), and is compared with true/pid1, run the same way.
+def argv(g):
+    return ["/usr/bin/unshare", "--pid", "--fork"] + g[2:] if g[1] == "--pid1" else g[1:]
+
+rows = [(g[0], syscalls(argv(g)), faults(argv(g))) for g in groups]
+base = {label: (calls or 0, flt) for label, calls, flt in rows if label.startswith("true")}
 print("%-12s %8s %8s   %s" % ("command", "calls", "faults", "(the init's own: minus true's)"))
 for label, calls, flt in rows:
-    own = "" if label == "true" else "%+d calls, %+d faults" % ((calls or 0) - (base["calls"] or 0), flt - base["faults"])
+    b = base["true/pid1" if label.endswith("/pid1") else "true"]
+    own = "" if label.startswith("true") else "%+d calls, %+d faults" % ((calls or 0) - b[0], flt - b[1])
     print("%-12s %8s %8d   %s" % (label, calls if calls is not None else "-", flt, own))
 PY

@@ -389,7 +389,7 @@ p2p_warnings() { grep -c 'warning: NCCL_P2P_LEVEL=' <<<"$stderr" || true; }
 @test "no IOMMU group at all: the P2P check reads no PCI device at the start" {
     cp -r "$BATS_TEST_DIRNAME/fixtures/rtx-pro-6000-8x" "$TMP/root"
     mkdir -p "$TMP/root/sys/kernel/iommu_groups" # the kernel makes it, empty, without an IOMMU
-    run --separate-stderr strace -f -e trace=open,openat -o "$TMP/trace" \
+    run --separate-stderr strace -f -e trace=open,openat,stat,newfstatat,statx -o "$TMP/trace" \
         "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p pcie-8gpu -- true
     assert_success
     grep -q 'sys/kernel/iommu_groups' "$TMP/trace"
@@ -397,7 +397,7 @@ p2p_warnings() { grep -c 'warning: NCCL_P2P_LEVEL=' <<<"$stderr" || true; }
     assert_output 0
     # with a group, the scan runs (and finds the fixture's GPUs in no group: no warning)
     mkdir "$TMP/root/sys/kernel/iommu_groups/0"
-    run --separate-stderr strace -f -e trace=open,openat -o "$TMP/trace" \
+    run --separate-stderr strace -f -e trace=open,openat,stat,newfstatat,statx -o "$TMP/trace" \
         "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p pcie-8gpu -- true
     assert_success
     grep -q 'sys/bus/pci/devices' "$TMP/trace"

@@ -1,6 +1,6 @@
 /* spawn-timer: time how long commands take to spawn, run and be reaped.
  *
- *   spawn-timer ROUNDS WARMUP :: LABEL CMD [ARGS...] [:: LABEL CMD [ARGS...]]...
+ *   spawn-timer ROUNDS WARMUP :: LABEL [--pid1] CMD [ARGS...] [:: LABEL ...]...
  *
  * Each round runs every command once, in an order that changes from round to
  * round (the start rotates and the direction flips every K rounds, so with
@@ -8,6 +8,9 @@
  * spreads slow phases of a noisy machine over all commands alike. Each run
  * is posix_spawn() + waitpid(), timed with CLOCK_MONOTONIC, with the child's
  * stdin, stdout and stderr on /dev/null. CMD must be a path (no PATH lookup).
+ * --pid1 runs the command as PID 1 of a new PID namespace, as a container's
+ * init is (clone(CLONE_NEWPID), then execve; root only): compare such a
+ * command with an anchor run the same way, since the namespace costs too.
  * The first WARMUP rounds are run but not recorded.
  *
  * Prints, per command, one line:
@@ -24,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,8 +40,28 @@ extern char **environ;
 struct cmd {
     const char *label;
     char **argv;
+    int pid1;
     int64_t *ns;
 };
+
+/* The command as PID 1 of a new PID namespace. Raw clone: fork-like, the
+ * child only sets up its descriptors and execs. */
+static int spawn_pid1(pid_t *pid, char **argv)
+{
+    *pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0);
+    if (*pid < 0)
+        return errno;
+    if (*pid == 0) {
+        int fd = open("/dev/null", O_RDWR);
+        if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(126);
+        if (fd > 2)
+            close(fd);
+        execve(argv[0], argv, environ);
+        _exit(127);
+    }
+    return 0;
+}
 
 static int64_t now_ns(void)
 {
@@ -65,8 +90,8 @@ static int64_t median(const int64_t *s, long n)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: spawn-timer ROUNDS WARMUP " SEP " LABEL CMD [ARGS...] [" SEP
-                    " LABEL CMD [ARGS...]]...\n");
+    fprintf(stderr, "usage: spawn-timer ROUNDS WARMUP " SEP " LABEL [--pid1] CMD [ARGS...] [" SEP
+                    " LABEL ...]...\n");
     exit(2);
 }
 
@@ -102,6 +127,12 @@ int main(int argc, char **argv)
             usage();
         cmds[k].label = argv[start];
         cmds[k].argv = &argv[start + 1];
+        if (strcmp(cmds[k].argv[0], "--pid1") == 0) {
+            if (i - start < 3)
+                usage();
+            cmds[k].pid1 = 1;
+            cmds[k].argv++;
+        }
         cmds[k].ns = malloc((size_t)rounds * sizeof(int64_t));
         if (!cmds[k].ns)
             return perror("malloc"), 1;
@@ -122,7 +153,8 @@ int main(int argc, char **argv)
             pid_t pid;
             int st;
             int64_t t0 = now_ns();
-            int e = posix_spawn(&pid, c->argv[0], &fa, NULL, c->argv, environ);
+            int e = c->pid1 ? spawn_pid1(&pid, c->argv)
+                            : posix_spawn(&pid, c->argv[0], &fa, NULL, c->argv, environ);
             if (e != 0) {
                 fprintf(stderr, "spawn-timer: %s: cannot run %s: %s\n", c->label, c->argv[0],
                         strerror(e));

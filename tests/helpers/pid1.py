@@ -598,7 +598,13 @@ def second_stop(mode, tmp):
     p, pid, log = logger(mode, tmp, ["--grace", "120"], stops="", stderr=subprocess.PIPE,
                          text=True)
     os.kill(pid, signal.SIGTERM)
-    while not drained(pid):  # else the second would merge into the first
+    # The second only once the child has logged the first: the init having
+    # taken it (else the second would merge into it) is not enough on a
+    # loaded machine, where the kill could come before the child's handler.
+    deadline = time.monotonic() + 10
+    while not drained(pid) or seen(log) != [15]:
+        if time.monotonic() > deadline:
+            fail("the child did not log the first SIGTERM: %s" % seen(log))
         time.sleep(0.01)
     t0 = time.monotonic()
     os.kill(pid, signal.SIGTERM)
