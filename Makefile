@@ -39,9 +39,11 @@ REL_CFLAGS := $(STD) $(WARN) $(MUSL_INC) -Oz -flto -fPIE -ffunction-sections -fd
 	-fno-asynchronous-unwind-tables -fstack-protector-strong -I$(CAPDIR)/include
 REL_LDFLAGS := -static-pie -nostdlib -Oz -flto -Wl,--gc-sections -Wl,-z,relro,-z,now \
 	-Wl,-z,noexecstack -Wl,-z,noseparate-code -Wl,--build-id=none -s
-REL_START := $(MUSL)/rcrt1.o $(MUSL)/crti.o $(shell gcc -print-file-name=crtbeginS.o)
-REL_END := -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) \
-	$(shell gcc -print-file-name=crtendS.o) $(MUSL)/crtn.o
+# No crtbeginS.o/crtendS.o: GCC's, for C++ (EH frame registration, TM
+# clones, __cxa_finalize); a C program on musl runs its constructors from
+# .init_array without them, and there are none left (scripts/libcap-musl.sh).
+REL_START := $(MUSL)/rcrt1.o $(MUSL)/crti.o
+REL_END := -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) $(MUSL)/crtn.o
 # Bytes, stripped: the build fails above it.
 SIZE_BUDGET := 131072
 

@@ -1,6 +1,7 @@
 #include "caps.h"
 
 #include "log.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <string.h>
@@ -52,7 +53,7 @@ void _libcap_initialize(void);
 
 static void libcap_init(void)
 {
-    static bool done;
+    static START_DATA bool done;
     if (!done)
         _libcap_initialize();
     done = true;

@@ -42,10 +42,10 @@
 #define HDR 16                      /* the block's size, and alignment */
 
 static unsigned char region[REGION_SIZE] __attribute__((aligned(4096)));
-static size_t top;       /* bytes handed out, headers included */
-static size_t high;      /* the most top was: the pages touched */
-static size_t live;      /* blocks not yet freed */
-static bool closed;      /* mem_close() ran: malloc only */
+static START_DATA size_t top;  /* bytes handed out, headers included */
+static START_DATA size_t high; /* the most top was: the pages touched */
+static START_DATA size_t live; /* blocks not yet freed */
+static START_DATA bool closed; /* mem_close() ran: malloc only */
 
 struct hdr {
     uint32_t n; /* the caller's bytes */

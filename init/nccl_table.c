@@ -16,6 +16,7 @@
  *   The few direct reads (ncclGetLevel's strtol, envConfigOverride's
  *   strtol for NCCL_COLLNET_ENABLE) ignore errno instead (F_STRTOL). */
 #include "nccl_table.h"
+#include "mem.h"
 
 #include <limits.h>
 #include <string.h>
@@ -116,7 +117,7 @@ _Static_assert(S_COUNT <= 256, "the rules keep a string's index in a byte");
  * some 80 strlen() calls, a fifth of the instructions of a start. */
 static const char *rule_string(unsigned index)
 {
-    static unsigned short at[S_COUNT];
+    static START_DATA unsigned short at[S_COUNT];
     if (!index)
         return 0;
     if (!at[S_COUNT - 1])
@@ -716,8 +717,8 @@ const char nccl_names[] =
  * checks. The table has room for twice today's names; any beyond it would
  * simply not be found, which the unit test would catch. */
 #define NAME_SLOTS 384
-static unsigned short name_at[NAME_SLOTS];
-static unsigned names_indexed;
+static START_DATA unsigned short name_at[NAME_SLOTS];
+static START_DATA unsigned names_indexed;
 
 static void index_names(void)
 {

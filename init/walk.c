@@ -1,5 +1,6 @@
 #include "walk.h"
 #include "buf.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +91,7 @@ static struct {
     size_t root_len, len; /* path[0..len) is the directory, with its '/' */
     char path[PATH_MAX];
 } cached; /* in .bss: an initializer would put its PATH_MAX bytes in the file */
-static bool cache_on; /* cached.fd is meaningful */
+static START_DATA bool cache_on; /* cached.fd is meaningful */
 
 void walk_forget(void)
 {
