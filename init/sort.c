@@ -19,18 +19,19 @@ static void merge_sort(char *v, char *tmp, size_t n, size_t size,
      * makes its sort nearly linear. */
     if (cmp(v + (h - 1) * size, v + h * size) <= 0)
         return;
+    /* The left half aside, then both merged into place from the front:
+     * the output (k = i + j - h) never overtakes the right half's next
+     * element, and what is left of the right half is where it belongs. */
+    memcpy(tmp, v, h * size);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n) {
         /* "<= 0" takes the left one on ties: that is what makes it stable */
-        if (cmp(v + i * size, v + j * size) <= 0)
-            memcpy(tmp + k++ * size, v + i++ * size, size);
+        if (cmp(tmp + i * size, v + j * size) <= 0)
+            memcpy(v + k++ * size, tmp + i++ * size, size);
         else
-            memcpy(tmp + k++ * size, v + j++ * size, size);
+            memcpy(v + k++ * size, v + j++ * size, size);
     }
-    memcpy(tmp + k * size, v + i * size, (h - i) * size);
-    k += h - i;
-    memcpy(tmp + k * size, v + j * size, (n - j) * size);
-    memcpy(v, tmp, n * size);
+    memcpy(v + k * size, tmp + i * size, (h - i) * size);
 }
 
 void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
@@ -40,7 +41,7 @@ void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void
     /* The start-up's sorts are of a few dozen items: their scratch space
      * is on the stack, not a heap block taken and given back each time. */
     char small[2048];
-    char *tmp = n * size <= sizeof small ? small : xmalloc(n * size);
+    char *tmp = n / 2 * size <= sizeof small ? small : xmalloc(n / 2 * size);
     merge_sort(base, tmp, n, size, cmp);
     if (tmp != small)
         xfree(tmp);

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-/* A stable merge sort with qsort's interface: no allocation for up to 2 KiB
+/* A stable merge sort with qsort's interface: no allocation for up to 4 KiB
  * of items, and linear on input already in order.
  *
  * Stable order matters in one place: the inherited environment, where
