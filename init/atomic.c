@@ -29,7 +29,7 @@ int target_open(struct target *t, const char *path, size_t root_len)
 void target_close(struct target *t)
 {
     if (t->dfd >= 0)
-        close(t->dfd);
+        walk_release(t->dfd);
     t->dfd = -1;
 }
 

@@ -71,3 +71,13 @@ void buf_kv(struct buf *b, const char *key, const char *value)
     buf_str(b, value);
     buf_add(b, "\n", 1);
 }
+
+void buf_uint(struct buf *b, unsigned long v)
+{
+    char d[20];
+    size_t n = sizeof d;
+    do
+        d[--n] = (char)('0' + v % 10);
+    while (v /= 10);
+    buf_add(b, d + n, sizeof d - n);
+}

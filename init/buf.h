@@ -19,6 +19,8 @@ void buf_add(struct buf *b, const void *p, size_t n);
 void buf_str(struct buf *b, const char *s);
 /* "KEY=VALUE\n", as the env files are written: no printf for each line. */
 void buf_kv(struct buf *b, const char *key, const char *value);
+/* A number in decimal: what the JSON records need, without printf. */
+void buf_uint(struct buf *b, unsigned long v);
 /* printf into the buffer (vsnprintf underneath); a fixed buffer truncates. */
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));

@@ -22,7 +22,9 @@ static void json_entry_source(struct buf *b, const struct entry *e)
 {
     buf_str(b, "\"file\": ");
     json_string(b, e->file);
-    buf_printf(b, ", \"line\": %u, \"profile\": ", e->line);
+    buf_str(b, ", \"line\": ");
+    buf_uint(b, e->line);
+    buf_str(b, ", \"profile\": ");
     json_string(b, e->profile);
 }
 

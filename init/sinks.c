@@ -474,7 +474,9 @@ void record_state_prepare(struct record_state *rs, struct sink_report *r,
     struct buf *b = &rs->text;
     buf_str(b, "{\n  \"profile\": ");
     json_string(b, s->names);
-    buf_printf(b, ",\n  \"digest\": \"%s\",\n  \"child_pid\": ", s->digest);
+    buf_str(b, ",\n  \"digest\": \"");
+    buf_str(b, s->digest);
+    buf_str(b, "\",\n  \"child_pid\": ");
     rs->pid_at = b->len;
     buf_str(b, "          ,\n  \"variables\": ["); /* PID_ROOM spaces */
     for (size_t i = 0, k = 0; i < s->n; i++)
@@ -484,9 +486,13 @@ void record_state_prepare(struct record_state *rs, struct sink_report *r,
         }
     buf_str(b, "\n  ],\n  \"sinks\": [");
     for (size_t i = 0; i < r->n; i++) {
-        buf_printf(b, "%s{\"sink\": \"%s\", \"path\": ", i ? ",\n    " : "\n    ", r->v[i].sink);
+        buf_str(b, i ? ",\n    {\"sink\": \"" : "\n    {\"sink\": \"");
+        buf_str(b, r->v[i].sink);
+        buf_str(b, "\", \"path\": ");
         json_string(b, r->v[i].path);
-        buf_printf(b, ", \"outcome\": \"%s\"", r->v[i].outcome);
+        buf_str(b, ", \"outcome\": \"");
+        buf_str(b, r->v[i].outcome);
+        buf_str(b, "\"");
         if (r->v[i].reason) {
             buf_str(b, ", \"note\": ");
             json_string(b, r->v[i].reason);

@@ -81,7 +81,8 @@ static int open_start(const char *path, size_t root_len, size_t *at, struct refu
 /* The directory the last walk reached, kept open for the next one: a start
  * reaches /etc twice and /run/nccl-init three times, and a walk from the
  * root costs two system calls a component. A walk to the same directory
- * takes a duplicate of it, one to a directory below it walks on from it.
+ * gets the same descriptor (walk_release() leaves it open), one to a
+ * directory below it walks on from it.
  * It was checked when it was reached; what could change in between is what
  * could change between any walk and its write, and only root could change
  * it (the check refuses directories others can write). walk_forget()
@@ -107,19 +108,17 @@ static void drop(int fd)
         close(fd);
 }
 
-/* A second descriptor for the directory dfd: "." of it, one system call
- * where musl's fcntl(F_DUPFD_CLOEXEC) takes two. */
-static int reopen(int dfd)
+void walk_release(int fd)
 {
-    return openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    drop(fd);
 }
 
 static int remember(int dfd, const char *path, size_t root_len, size_t len)
 {
     if (len < sizeof cached.path) {
         walk_forget();
-        cached.fd = reopen(dfd);
-        cache_on = cached.fd >= 0;
+        cached.fd = dfd;
+        cache_on = true;
         cached.root_len = root_len;
         cached.len = len;
         memcpy(cached.path, path, len);
@@ -142,10 +141,8 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
     int fd;
     if (cache_on && cached.root_len == root_len && cached.len <= len &&
         cached.len > root_len && memcmp(cached.path, path, cached.len) == 0) {
-        if (cached.len == len) {
-            fd = reopen(cached.fd);
-            return fd < 0 ? -errno : fd;
-        }
+        if (cached.len == len)
+            return cached.fd;
         fd = cached.fd;
         at = cached.len;
     } else if ((fd = open_start(path, root_len, &at, why)) < 0) {

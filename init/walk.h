@@ -34,11 +34,15 @@ struct refusal {
  * The start is path[0..root_len) when root_len is not 0 (--root: opened as
  * given, links and all, since the user chose it), else "/" for an absolute
  * path (checked like the rest), else the working directory (the caller's
- * choice too). Returns an O_RDONLY directory descriptor (close-on-exec), or
- * -errno; a refused directory is -EPERM with *why set. Allocates nothing:
+ * choice too). Returns an O_RDONLY directory descriptor (close-on-exec), to
+ * give back with walk_release(), or -errno; a refused directory is -EPERM
+ * with *why set. Allocates nothing:
  * the record's state.json is written after the fork. */
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why);
 
+/* Gives back what walk_parent() returned: closes it, unless it is the
+ * directory kept for the next walk. */
+void walk_release(int fd);
 /* Closes the directory walk_parent() keeps open for the next walk. */
 void walk_forget(void);
 

@@ -21,6 +21,7 @@ static int make_top(void **state)
 
 static int remove_top(void **state)
 {
+    walk_forget(); /* the next test makes the same paths anew */
     (void)state;
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
@@ -74,7 +75,7 @@ static void walks_plain_dot_and_dotdot(void **state)
     assert_int_equal(fstat(fd, &got), 0);
     assert_int_equal(stat(at("a/b"), &want), 0);
     assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
-    close(fd);
+    walk_release(fd);
     /* no name, a missing directory, a file where a directory should be */
     assert_int_equal(walk_parent(at("a/b/"), 0, &name, &why), -EISDIR);
     assert_int_equal(walk_parent(at("a/missing/f"), 0, &name, &why), -ENOENT);
@@ -103,7 +104,7 @@ static void refuses_a_link_anywhere_but_the_root(void **state)
     /* --root is opened as given: the user chose it */
     int fd = walk_parent(path, strlen(at("link")), &name, &why);
     assert_true(fd >= 0);
-    close(fd);
+    walk_release(fd);
 }
 
 static void refuses_a_directory_others_may_write(void **state)
@@ -131,7 +132,7 @@ static void refuses_a_directory_others_may_write(void **state)
     assert_int_equal(chmod(at("w"), 01777), 0);
     int fd = walk_parent(path, 0, &name, &why);
     assert_true(fd >= 0);
-    close(fd);
+    walk_release(fd);
 }
 
 static void refuses_someone_elses_directory(void **state)
@@ -204,10 +205,44 @@ static void refuses_a_file_with_other_links(void **state)
     assert_int_equal(replace("linked", "old\n", &t), 1);
 }
 
+/* The directory a walk reached is kept for the next: the same directory
+ * comes back as the same descriptor, one below it is reached from it, and
+ * walk_forget() drops it, so that a walk after that checks afresh. */
+static void the_last_directory_is_kept(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir(at("c"), 0755), 0);
+    assert_int_equal(mkdir(at("c/d"), 0755), 0);
+    assert_int_equal(mkdir(at("c/d/e"), 0755), 0);
+    const char *name;
+    struct refusal why;
+    int fd = walk_parent(at("c/d/f"), 0, &name, &why);
+    assert_true(fd >= 0);
+    walk_release(fd);
+    int again = walk_parent(at("c/d/g"), 0, &name, &why);
+    assert_int_equal(again, fd);
+    assert_string_equal(name, "g");
+    walk_release(again);
+    assert_true(fcntl(fd, F_GETFD) >= 0); /* still open */
+    int below = walk_parent(at("c/d/e/f"), 0, &name, &why);
+    assert_true(below >= 0);
+    struct stat got, want;
+    assert_int_equal(fstat(below, &got), 0);
+    assert_int_equal(stat(at("c/d/e"), &want), 0);
+    assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
+    walk_release(below);
+    assert_int_equal(chmod(at("c/d/e"), 0777), 0);
+    walk_forget();
+    assert_true(fcntl(below, F_GETFD) < 0); /* closed */
+    assert_int_equal(walk_parent(at("c/d/e/f"), 0, &name, &why), -EPERM);
+    assert_int_equal(why.kind, REFUSED_WRITABLE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(walks_plain_dot_and_dotdot, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(the_last_directory_is_kept, make_top, remove_top),
         cmocka_unit_test_setup_teardown(refuses_a_link_anywhere_but_the_root, make_top, remove_top),
         cmocka_unit_test_setup_teardown(refuses_a_directory_others_may_write, make_top, remove_top),
         cmocka_unit_test_setup_teardown(refuses_someone_elses_directory, make_top, remove_top),
