@@ -4,15 +4,16 @@
  * composed environment, the sinks' files) and frees them all once the
  * child has exec'd. Through mallocng each size class took a group of its
  * own, mmap'd far from the binary: three mmaps with their page-table pages
- * and faults, and three munmaps, about 100 µs of a 300 µs start on the
- * benchmark's VM (scripts/bench-startup.sh). So until mem_close() they come
- * from one region in .bss, next to the binary, handed out in order; what
- * does not fit (a large profile, a big inherited environment) goes to
- * malloc as before, so a large input never stays resident. mem_close(),
- * called once the child runs, gives the region's pages back to the kernel
- * (madvise: the range stays mapped, zero-filled on the next touch) above
- * the last block still in use: the options' few arrays, which live as long
- * as the init. From then on every allocation is malloc's. */
+ * and faults, and three munmaps, some 90 µs of a start on the benchmark's
+ * VM (scripts/bench-startup.sh; the floor itself takes 420). So until
+ * mem_close() they come from one region in .bss, next to the binary,
+ * handed out in order; what does not fit (a large profile, a big inherited
+ * environment) goes to malloc as before, so a large input never stays
+ * resident. mem_close(), called once the child runs, gives the region's
+ * pages back to the kernel (madvise: the range stays mapped, zero-filled
+ * on the next touch) above the last block still in use: the options' few
+ * arrays, which live as long as the init. From then on every allocation is
+ * malloc's, and nothing is ever allocated from the region again. */
 #include "mem.h"
 
 #include "log.h"
@@ -72,6 +73,7 @@ static struct hdr *hdr_of(void *p)
 
 static void *region_alloc(size_t n)
 {
+    n += !n; /* as malloc(0) does, a block of its own */
     if (closed || n > BLOCK_MAX || REGION_SIZE - top < span(n))
         return NULL;
     if (!top)

@@ -86,9 +86,11 @@ static int open_start(const char *path, size_t root_len, size_t *at, struct refu
  * It was checked when it was reached; what could change in between is what
  * could change between any walk and its write, and only root could change
  * it (the check refuses directories others can write). walk_forget()
- * closes it once the start-up's writes are done. */
+ * closes it once the start-up's writes are done. While a caller holds it
+ * (lent), it is neither replaced nor closed under that caller. */
 static struct {
     int fd;               /* when cache_on */
+    unsigned lent;        /* callers holding fd, not yet walk_release()d */
     size_t root_len, len; /* path[0..len) is the directory, with its '/' */
     char path[PATH_MAX];
 } cached; /* in .bss: an initializer would put its PATH_MAX bytes in the file */
@@ -96,12 +98,13 @@ static START_DATA bool cache_on; /* cached.fd is meaningful */
 
 void walk_forget(void)
 {
-    if (cache_on && cached.fd >= 0)
+    /* One still lent is closed by its walk_release(): the cache is off. */
+    if (cache_on && !cached.lent)
         close(cached.fd);
     cache_on = false;
 }
 
-/* Closes fd unless it is the cached directory, which stays. */
+/* Closes fd, a step of a walk, unless it is the kept directory. */
 static void drop(int fd)
 {
     if (!cache_on || fd != cached.fd)
@@ -110,20 +113,31 @@ static void drop(int fd)
 
 void walk_release(int fd)
 {
-    drop(fd);
+    if (cache_on && fd == cached.fd)
+        cached.lent--;
+    else
+        close(fd);
 }
 
+static int lend(void)
+{
+    cached.lent++;
+    return cached.fd;
+}
+
+/* Keeps dfd for the next walk, unless the one kept is still lent. */
 static int remember(int dfd, const char *path, size_t root_len, size_t len)
 {
-    if (len < sizeof cached.path) {
-        walk_forget();
-        cached.fd = dfd;
-        cache_on = true;
-        cached.root_len = root_len;
-        cached.len = len;
-        memcpy(cached.path, path, len);
-    }
-    return dfd;
+    if (len >= sizeof cached.path || (cache_on && cached.lent))
+        return dfd;
+    walk_forget();
+    cache_on = true;
+    cached.fd = dfd;
+    cached.lent = 0;
+    cached.root_len = root_len;
+    cached.len = len;
+    memcpy(cached.path, path, len);
+    return lend();
 }
 
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why)
@@ -142,7 +156,7 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
     if (cache_on && cached.root_len == root_len && cached.len <= len &&
         cached.len > root_len && memcmp(cached.path, path, cached.len) == 0) {
         if (cached.len == len)
-            return cached.fd;
+            return lend();
         fd = cached.fd;
         at = cached.len;
     } else if ((fd = open_start(path, root_len, &at, why)) < 0) {

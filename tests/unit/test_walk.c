@@ -231,6 +231,19 @@ static void the_last_directory_is_kept(void **state)
     assert_int_equal(stat(at("c/d/e"), &want), 0);
     assert_true(got.st_ino == want.st_ino && got.st_dev == want.st_dev);
     walk_release(below);
+    /* Held while another directory is walked to: neither replaced nor
+     * closed under its holder. */
+    assert_int_equal(mkdir(at("x"), 0755), 0);
+    int held = walk_parent(at("c/d/f"), 0, &name, &why);
+    int other = walk_parent(at("x/f"), 0, &name, &why);
+    assert_true(held >= 0 && other >= 0 && other != held);
+    assert_int_equal(fstat(held, &got), 0);
+    assert_int_equal(stat(at("c/d"), &want), 0);
+    assert_true(got.st_ino == want.st_ino);
+    walk_release(other);
+    assert_true(fcntl(other, F_GETFD) < 0); /* not kept: closed */
+    walk_release(held);
+    assert_true(fcntl(held, F_GETFD) >= 0); /* kept */
     assert_int_equal(chmod(at("c/d/e"), 0777), 0);
     walk_forget();
     assert_true(fcntl(below, F_GETFD) < 0); /* closed */
