@@ -189,9 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (strcmp(s.v[i - 1].key, s.v[i].key) >= 0)
                     abort(); /* "sorted by key, unique": execve would get duplicates */
         check_resolved(&s);
-        char **out = envset_envp(&s);
-        for (size_t i = 0; i < s.n; i++)
-            xfree(out[i]);
+        char **out = envset_envp(&s); /* one block: the array and the new strings */
         xfree(out);
         envset_log_summary(&s);
         struct buf b = { 0 };
