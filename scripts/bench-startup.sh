@@ -3,7 +3,9 @@
 # static `true` alone, the physical floor of an init (scripts/bench/floor.c:
 # block signals, fork, exec, wait) and Debian's tini-static; then the system
 # calls (strace -f -c) and page faults (wait4's ru_minflt) of each. Run by
-# `make bench`.
+# `make bench`. As root it adds the container restart: nccl-init with every
+# sink up to date as PID 1 of a new PID namespace, against true and the
+# floor started the same way (the /pid1 rows).
 #
 #   BENCH_ROUNDS   timed rounds (default 2000); each round runs every command once
 #   BENCH_WARMUP   untimed rounds first (default 50)
