@@ -42,7 +42,7 @@
 #define BLOCK_MAX (REGION_SIZE / 4) /* larger ones go to malloc */
 #define HDR 16                      /* the block's size, and alignment */
 
-static unsigned char region[REGION_SIZE] __attribute__((aligned(4096)));
+static unsigned char region[REGION_SIZE] __attribute__((aligned(4096), section(".lbss")));
 static START_DATA size_t top;  /* bytes handed out, headers included */
 static START_DATA size_t high; /* the most top was: the pages touched */
 static START_DATA size_t live; /* blocks not yet freed */

@@ -12,7 +12,7 @@
 
 /* Reserved at load time, so that a walk during a stop allocates nothing
  * (opendir would malloc its own buffer). */
-static char dents[16384] __attribute__((aligned(8)));
+static char dents[16384] __attribute__((aligned(8), section(".lbss")));
 
 /* Whether a process whose parent is ppid descends from self. One /proc read
  * per level: no table to build, and trees are shallow. A chain that ends at

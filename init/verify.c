@@ -375,7 +375,7 @@ static pid_t read_child(const char *root)
 /* Every process but ours, by pid: the parent links make the tree. */
 static struct proc *read_procs(size_t *n)
 {
-    static char dents[4096] __attribute__((aligned(8))); /* one scan per run */
+    static char dents[4096] __attribute__((aligned(8), section(".lbss"))); /* one scan per run */
     struct proc_scan scan;
     struct proc *procs = NULL;
     size_t cap = 0;

@@ -93,7 +93,7 @@ static struct {
     unsigned lent;        /* callers holding fd, not yet walk_release()d */
     size_t root_len, len; /* path[0..len) is the directory, with its '/' */
     char path[PATH_MAX];
-} cached; /* in .bss: an initializer would put its PATH_MAX bytes in the file */
+} cached __attribute__((section(".lbss"))); /* no initializer: not in the file */
 static START_DATA bool cache_on; /* cached.fd is meaningful */
 
 void walk_forget(void)
