@@ -38,11 +38,11 @@ void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void
 {
     if (n < 2)
         return;
-    /* The start-up's sorts are of a few dozen items: their scratch space
-     * is on the stack, not a heap block taken and given back each time. */
-    char small[2048];
-    char *tmp = n / 2 * size <= sizeof small ? small : xmalloc(n / 2 * size);
+    /* Scratch space for half the items, from the start-up region (mem.c)
+     * where it is taken and given back at its top: a 2 KiB buffer on the
+     * stack cost a start a page fault of its own. Nothing sorts after the
+     * fork (supervise.c allocates nothing). */
+    char *tmp = xmalloc(n / 2 * size);
     merge_sort(base, tmp, n, size, cmp);
-    if (tmp != small)
-        xfree(tmp);
+    xfree(tmp);
 }

@@ -4,8 +4,9 @@
 
 #include <stddef.h>
 
-/* A stable merge sort with qsort's interface: no allocation for up to 4 KiB
- * of items, and linear on input already in order.
+/* A stable merge sort with qsort's interface, linear on input already in
+ * order. It allocates scratch space for half the items: not for use after
+ * the fork.
  *
  * Stable order matters in one place: the inherited environment, where
  * copies of one key must stay in their order so that the last one wins
