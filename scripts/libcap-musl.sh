@@ -28,40 +28,46 @@ stamp="$copts; objcopy -R .init_array"
     [ "$(cat "$out/lib/stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
 apt="$out/apt"
+
+# Debian's libcap2 source, unpacked under $apt/src: fetched once, then
+# reused when only the flags changed.
+fetch_source() {
+    mkdir -p "$apt/sources.list.d" "$apt/lists/partial" "$apt/archives/partial" "$apt/src"
+    : >"$apt/sources.list"
+    if [ -f /etc/apt/sources.list ]; then
+        sed -n 's/^deb[[:space:]]/deb-src /p' /etc/apt/sources.list >"$apt/sources.list"
+    fi
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        sed 's/^Types:.*/Types: deb-src/' "$f" >"$apt/sources.list.d/$(basename "$f")"
+    done
+    for f in /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] || continue
+        sed -n 's/^deb[[:space:]]/deb-src /p' "$f" >"$apt/sources.list.d/$(basename "$f")"
+    done
+
+    aptopts="-o Dir::Etc::SourceList=$apt/sources.list -o Dir::Etc::SourceParts=$apt/sources.list.d \
+     -o Dir::State::Lists=$apt/lists -o Dir::Cache::Archives=$apt/archives -o APT::Sandbox::User=root"
+    # shellcheck disable=SC2086
+    apt-get $aptopts -q update >"$apt/update.log" 2>&1 || { cat "$apt/update.log" >&2; exit 1; }
+    # A mirror may list a source version (often the security one) whose files
+    # it does not serve; try every version it lists until one downloads.
+    # shellcheck disable=SC2086
+    versions=$(apt-cache $aptopts showsrc libcap2 | sed -n 's/^Version: //p')
+    ok=
+    for v in $versions; do
+        # shellcheck disable=SC2086
+        if (cd "$apt/src" && apt-get $aptopts -q source "libcap2=$v") >>"$apt/source.log" 2>&1; then
+            ok=$v; break
+        fi
+    done
+    [ -n "$ok" ] || { cat "$apt/source.log" >&2; echo "libcap-musl: no libcap2 source could be fetched" >&2; exit 1; }
+}
+
 src=$(find "$apt/src" -maxdepth 1 -type d -name 'libcap2-*' 2>/dev/null | head -n 1)
 if [ -z "$src" ]; then
-mkdir -p "$apt/sources.list.d" "$apt/lists/partial" "$apt/archives/partial" "$apt/src"
-: >"$apt/sources.list"
-if [ -f /etc/apt/sources.list ]; then
-    sed -n 's/^deb[[:space:]]/deb-src /p' /etc/apt/sources.list >"$apt/sources.list"
-fi
-for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    sed 's/^Types:.*/Types: deb-src/' "$f" >"$apt/sources.list.d/$(basename "$f")"
-done
-for f in /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] || continue
-    sed -n 's/^deb[[:space:]]/deb-src /p' "$f" >"$apt/sources.list.d/$(basename "$f")"
-done
-
-aptopts="-o Dir::Etc::SourceList=$apt/sources.list -o Dir::Etc::SourceParts=$apt/sources.list.d \
- -o Dir::State::Lists=$apt/lists -o Dir::Cache::Archives=$apt/archives -o APT::Sandbox::User=root"
-# shellcheck disable=SC2086
-apt-get $aptopts -q update >"$apt/update.log" 2>&1 || { cat "$apt/update.log" >&2; exit 1; }
-# A mirror may list a source version (often the security one) whose files
-# it does not serve; try every version it lists until one downloads.
-# shellcheck disable=SC2086
-versions=$(apt-cache $aptopts showsrc libcap2 | sed -n 's/^Version: //p')
-ok=
-for v in $versions; do
-    # shellcheck disable=SC2086
-    if (cd "$apt/src" && apt-get $aptopts -q source "libcap2=$v") >>"$apt/source.log" 2>&1; then
-        ok=$v; break
-    fi
-done
-[ -n "$ok" ] || { cat "$apt/source.log" >&2; echo "libcap-musl: no libcap2 source could be fetched" >&2; exit 1; }
-
-src=$(find "$apt/src" -maxdepth 1 -type d -name 'libcap2-*' | head -n 1)
+    fetch_source
+    src=$(find "$apt/src" -maxdepth 1 -type d -name 'libcap2-*' | head -n 1)
 fi
 [ -n "$src" ] || { echo "libcap-musl: no unpacked libcap2 source in $apt/src" >&2; exit 1; }
 
