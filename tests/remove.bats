@@ -11,10 +11,7 @@ MADE='# nccl-init created this file'
 NEWLINE='# nccl-init added the newline before this block'
 
 setup() {
-    local v
-    for v in $(compgen -v NCCL_); do
-        case $v in NCCL_INIT_SANDBOX | NCCL_INIT_BIN) ;; *) unset "$v" ;; esac
-    done
+    unset_nccl_env
     TMP=$(mktemp -d)
     R=$TMP/root
     mkdir -p "$R/etc" "$R/run"

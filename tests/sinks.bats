@@ -14,11 +14,7 @@ MADE='# nccl-init created this file'
 NEWLINE='# nccl-init added the newline before this block'
 
 setup() {
-    # Nothing from the caller's environment may override the profile.
-    local v
-    for v in $(compgen -v NCCL_); do
-        case $v in NCCL_INIT_SANDBOX | NCCL_INIT_BIN) ;; *) unset "$v" ;; esac
-    done
+    unset_nccl_env
     ROOT=$(mktemp -d)
     mkdir "$ROOT/etc" "$ROOT/run"
     # Scratch space outside the root: originals, traces, markers.

@@ -18,6 +18,15 @@ PROFILES=$REPO/profiles
 EXEC_WITH_ENV=$REPO/build/test/exec-with-env
 
 # nccl-init's verbs and run mode with the repository's profiles.
+# Nothing from the caller's environment may override a profile: every
+# NCCL_* variable but the suite's own controls is unset.
+unset_nccl_env() {
+    local v
+    for v in $(compgen -v NCCL_); do
+        case $v in NCCL_INIT_SANDBOX | NCCL_INIT_BIN) ;; *) unset "$v" ;; esac
+    done
+}
+
 ni_check() { "$NI" check --profile-dir "$PROFILES" "$@"; }
 ni_render() { "$NI" render --profile-dir "$PROFILES" "$@"; }
 ni_run() { "$NI" --profile-dir "$PROFILES" "$@"; }
