@@ -101,6 +101,23 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
     xfree(ix);
 }
 
+/* Puts the set in key order. s->v[0..nenv) is the environment, sorted and
+ * unique; after it come the profiles' keys it lacks (sorted: added in the
+ * layered order) and nccl-init's two, which it never has (NCCL_INIT_* is
+ * dropped from it). So the tail alone is sorted (a few items) and merged in
+ * from the back, each item moved at most once: a sort of the whole set
+ * cost a start a comparison per variable and moved the tail's through it. */
+static void merge_tail(struct envset *s, size_t nenv)
+{
+    size_t nt = s->n - nenv;
+    struct var *tail = xmalloc((nt ? nt : 1) * sizeof *tail);
+    memcpy(tail, s->v + nenv, nt * sizeof *tail);
+    sort(tail, nt, sizeof *tail, cmp_var);
+    for (size_t i = nenv, j = nt, k = s->n; j > 0;)
+        s->v[--k] = i > 0 && cmp_var(&s->v[i - 1], &tail[j - 1]) > 0 ? s->v[--i] : tail[--j];
+    xfree(tail);
+}
+
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
                     size_t np, bool enforce, const struct known_names *k, struct diag *d)
 {
@@ -175,7 +192,7 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     s->names = names.data ? names.data : xstrdup("none");
     add(s, "NCCL_INIT_PROFILE", s->names, SRC_INIT);
     add(s, "NCCL_INIT_DIGEST", s->digest, SRC_INIT);
-    sort(s->v, s->n, sizeof s->v[0], cmp_var);
+    merge_tail(s, nenv);
 }
 
 const char *envset_get(const struct envset *s, const char *key)

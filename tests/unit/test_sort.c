@@ -2,37 +2,61 @@
 #include "helpers.h"
 
 struct pair {
-    int key, order;
+    int key, order; /* 8 bytes: moved as words */
 };
 
-static int cmp_pair(const void *a, const void *b)
-{
-    return ((const struct pair *)a)->key - ((const struct pair *)b)->key;
-}
+struct triple {
+    int key, order, pad; /* 12 bytes: moved with memcpy */
+};
 
-/* Stable and ordered for the stack's scratch space (n * size up to 2048)
- * and the heap's, on random keys, two sorted runs (the environment's
- * shape, where halves in order skip their merge) and reversed input. */
+struct wide {
+    long key, order, pad[4]; /* 48 bytes, as envset's struct var */
+};
+
+#define CMP(name, type)                                                                        \
+    static int name(const void *a, const void *b)                                              \
+    {                                                                                          \
+        return (int)(((const type *)a)->key - ((const type *)b)->key);                         \
+    }
+CMP(cmp_pair, struct pair)
+CMP(cmp_triple, struct triple)
+CMP(cmp_wide, struct wide)
+
+/* Ordered and stable on random keys, two sorted runs (the environment's
+ * shape, where halves in order skip their merge) and reversed input, for
+ * sizes below, at and above the insertion cut-off, and for each way an
+ * item is moved. */
+#define CHECK(type, cmp)                                                                       \
+    do {                                                                                       \
+        static type v[1000];                                                                   \
+        for (int shape = 0; shape < 3; shape++) {                                              \
+            for (int i = 0; i < n; i++) {                                                      \
+                int key = shape == 0   ? rand() % 17                                           \
+                          : shape == 1 ? (i < n / 3 ? i : i - n / 3)                           \
+                                       : n - i;                                                \
+                memset(&v[i], 0, sizeof v[i]);                                                 \
+                v[i].key = key;                                                                \
+                v[i].order = i;                                                                \
+            }                                                                                  \
+            sort(v, (size_t)n, sizeof v[0], cmp);                                              \
+            for (int i = 1; i < n; i++) {                                                      \
+                assert_true(v[i - 1].key <= v[i].key);                                         \
+                if (v[i - 1].key == v[i].key)                                                  \
+                    assert_true(v[i - 1].order < v[i].order);                                  \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
 static void sort_is_stable(void **state)
 {
     (void)state;
-    static const size_t sizes[] = { 2, 3, 50, 256, 257, 1000 };
-    struct pair v[1000];
+    static const int sizes[] = { 0, 1, 2, 3, 7, 8, 9, 16, 17, 50, 256, 257, 1000 };
     srand(2);
     for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
-        int n = (int)sizes[s];
-        for (int shape = 0; shape < 3; shape++) {
-            for (int i = 0; i < n; i++) {
-                int key = shape == 0 ? rand() % 17 : shape == 1 ? (i < n / 3 ? i : i - n / 3) : n - i;
-                v[i] = (struct pair){ key, i };
-            }
-            sort(v, (size_t)n, sizeof v[0], cmp_pair);
-            for (int i = 1; i < n; i++) {
-                assert_true(v[i - 1].key <= v[i].key);
-                if (v[i - 1].key == v[i].key)
-                    assert_true(v[i - 1].order < v[i].order);
-            }
-        }
+        int n = sizes[s];
+        CHECK(struct pair, cmp_pair);
+        CHECK(struct triple, cmp_triple);
+        CHECK(struct wide, cmp_wide);
     }
 }
 
