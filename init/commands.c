@@ -123,7 +123,7 @@ static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;
     record_state_commit(&st->state, pid);
-    walk_forget();
+    record_receipt_commit(&st->report);
     record_state_free(&st->state);
     sink_report_free(&st->report);
     xfree(st->envp);
@@ -189,6 +189,7 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
         return EXIT_USAGE;
     }
     record_state_prepare(&st.state, &st.report, &st.sinks, &r->env);
+    record_receipt_prepare(&st.report);
     st.envp = envset_envp(&r->env);
     struct child_spec c = {
         .path = st.path,

@@ -25,7 +25,7 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
     buf_vprintf(&m, fmt, ap);
     b.cap--; /* room for the newline even when truncated */
     buf_str(&b, prefix);
-    buf_escaped(&b, raw, m.len);
+    buf_escaped(&b, raw, m.len, false);
     line[b.len++] = '\n';
     write_all(STDERR_FILENO, line, b.len);
 }
@@ -78,7 +78,7 @@ void diag(struct diag *d, int severity, const char *file, unsigned line, const c
         return;
     char where[512];
     struct buf w = BUF_FIXED(where);
-    buf_escaped(&w, file, strlen(file));
+    buf_escaped(&w, file, strlen(file), false);
     if (line)
         buf_printf(&w, ":%u", line);
     buf_str(&w, severity == DIAG_ERROR ? ": error: " : ": warning: ");

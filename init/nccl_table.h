@@ -91,11 +91,13 @@ extern const char nccl_names[];
 
 /* A parameter that does nothing, or less than it seems, under some
  * NCCL_PROTO restriction. */
+/* Arrays, not pointers: a pointer in a table costs a static PIE a
+ * relocation and a place in the RELRO pages (relro.c). */
 struct noop_rule {
-    const char *key;
-    const char *proto;    /* protocol that must be excluded */
+    char key[20];
+    char proto[7];        /* protocol that must be excluded */
     long long min_value;  /* and the value at least this */
-    const char *why;
+    char why[100];
 };
 extern const struct noop_rule noop_rules[];
 extern const size_t noop_rules_count;

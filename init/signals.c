@@ -12,6 +12,22 @@ static void set_mask(uint64_t set, uint64_t *old)
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &set, old, sizeof set);
 }
 
+/* SIGCHLD's disposition, through the system call: the init only ever
+ * reads it and sets SIG_DFL or SIG_IGN, which need no restorer, and
+ * libc's sigaction() costs the binary 400 bytes for handlers it never
+ * installs. The kernel's struct, as on x86_64 and arm64. */
+struct k_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    unsigned long mask;
+};
+
+static int chld_disposition(const struct k_sigaction *set, struct k_sigaction *old)
+{
+    return (int)syscall(SYS_rt_sigaction, SIGCHLD, set, old, sizeof(unsigned long));
+}
+
 void signals_take_over(struct inherited_signals *s)
 {
     /* Everything, the fault signals too. A real fault (a bad pointer, a
@@ -33,13 +49,10 @@ void signals_take_over(struct inherited_signals *s)
      * the disposition through fork and exec untouched. SIGCHLD is the one
      * exception: ignored, it would make the kernel reap our children itself
      * and waitpid() lose the main child's status. */
-    struct sigaction sa;
-    s->chld_ignored = sigaction(SIGCHLD, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-    if (s->chld_ignored) {
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = SIG_DFL;
-        sigaction(SIGCHLD, &sa, NULL);
-    }
+    struct k_sigaction old;
+    s->chld_ignored = chld_disposition(NULL, &old) == 0 && old.handler == SIG_IGN;
+    if (s->chld_ignored)
+        chld_disposition(&(struct k_sigaction){ .handler = SIG_DFL }, NULL);
 }
 
 /* Linux's numbers on x86_64 and arm64, 1..31. */
@@ -75,11 +88,7 @@ int signal_parse(const char *s)
 
 void signals_restore(const struct inherited_signals *s)
 {
-    if (s->chld_ignored) {
-        struct sigaction ign;
-        memset(&ign, 0, sizeof ign);
-        ign.sa_handler = SIG_IGN;
-        sigaction(SIGCHLD, &ign, NULL);
-    }
+    if (s->chld_ignored)
+        chld_disposition(&(struct k_sigaction){ .handler = SIG_IGN }, NULL);
     set_mask(s->mask, NULL);
 }

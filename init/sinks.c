@@ -20,6 +20,7 @@
 
 #define RECORD_ENV NCCL_INIT_RECORD
 #define RECORD_STATE "/run/nccl-init/state.json"
+#define RECORD_RECEIPT "/run/nccl-init/receipt"
 
 static const char sink_names[][16] = { "etc-environment", "python", "nccl-conf", "record" };
 
@@ -180,21 +181,27 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     return result(r, sink, path, outcome);
 }
 
-/* Writes the block of a file at the end; with s NULL, takes it out. */
+/* Writes body as the block of a file at the end; with body NULL, takes
+ * it out. On a receipt's hit it is current as it is; otherwise a file
+ * found current is vouched for in the receipt, and anything else leaves
+ * the receipt unsettled (receipt.h). */
 static void write_simple(struct sink_report *r, const char *sink, const char *path,
-                         size_t root_len,
-                         void (*format)(struct buf *, const struct envset *, skip_fn *),
-                         const struct envset *s)
+                         size_t root_len, const char *body)
 {
-    struct target t;
-    if (!open_sink(r, sink, &t, path, root_len))
+    if (r->receipt.hit) {
+        log_debug("sink %s: %s %s (receipt)", sink, path, OUTCOME(1));
+        result(r, sink, path, OUTCOME(1));
         return;
-    struct buf body = { 0 };
-    if (s)
-        format(&body, s, skipped_value);
-    splice_write(r, sink, &t, s ? body.data ? body.data : "" : NULL, false, NULL, 0, 0);
-    buf_free(&body);
+    }
+    struct target t;
+    struct sink_result *x = NULL;
+    if (open_sink(r, sink, &t, path, root_len))
+        x = splice_write(r, sink, &t, body, false, NULL, 0, 0);
     target_close(&t);
+    if (x && strcmp(x->outcome, OUTCOME(1)) == 0 && t.st_valid)
+        receipt_vouch_file(&r->receipt, path, &t.st);
+    else
+        r->receipt.unsettled = true;
 }
 
 /* A sitecustomize further down sys.path than the stdlib: the ones that a
@@ -359,25 +366,59 @@ char *sink_record_path(const char *root)
 
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
+    /* The two files with a block, each rendered once: its warnings are
+     * said once, and the block is the receipt's material. */
+    struct {
+        const char *sink;
+        char *path;
+        size_t root_len;
+        struct buf body;
+    } c[2] = { { 0 } };
+    size_t n = 0;
     if (o->mask & SINK_ETC_ENVIRONMENT) {
-        size_t rl;
-        char *p = rooted(o, "/etc/environment", &rl);
-        write_simple(r, "etc-environment", p, rl, format_etc_environment, s);
-        xfree(p);
+        c[n].sink = "etc-environment";
+        c[n].path = rooted(o, "/etc/environment", &c[n].root_len);
+        if (s)
+            format_etc_environment(&c[n].body, s, skipped_value);
+        n++;
     }
     if (o->mask & SINK_NCCL_CONF) {
         /* NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf (home from getpwuid)
          * when that is unset, then /etc/nccl.conf every time, each line with
          * setenv(k, v, 0): writing to $NCCL_CONF_FILE when it is set puts
          * the block ahead of /etc/nccl.conf. remove goes by its own
-         * environment's NCCL_CONF_FILE the same way. */
-        const char *conf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
-        size_t rl = 0; /* $NCCL_CONF_FILE is used as given: walked whole */
-        char *p = conf && *conf ? xstrdup(conf) : rooted(o, "/etc/nccl.conf", &rl);
-        if (conf && *conf && s)
-            log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", conf);
-        write_simple(r, "nccl-conf", p, rl, format_nccl_conf, s);
-        xfree(p);
+         * environment's NCCL_CONF_FILE the same way. $NCCL_CONF_FILE is
+         * used as given: walked whole (root_len 0). */
+        const char *cf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
+        c[n].sink = "nccl-conf";
+        c[n].path = cf && *cf ? xstrdup(cf) : rooted(o, "/etc/nccl.conf", &c[n].root_len);
+        if (cf && *cf && s)
+            log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", cf);
+        if (s)
+            format_nccl_conf(&c[n].body, s, skipped_value);
+        n++;
+    }
+    /* The record's profile.env is covered too, and the receipt lives
+     * beside it: without the record there is nowhere to keep one. */
+    if (s && (o->mask & SINK_RECORD)) {
+        for (size_t i = 0; i < n; i++) {
+            struct buf block = { 0 };
+            block_wrap(&block, c[i].body.data ? c[i].body.data : "");
+            receipt_material(&r->receipt, c[i].sink, c[i].path, block.data, block.len);
+            buf_free(&block);
+        }
+        r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
+        format_env_file(&r->record_text, s, skipped_value);
+        receipt_material(&r->receipt, "record", r->record_path,
+                         r->record_text.data ? r->record_text.data : "", r->record_text.len);
+        r->receipt_path = rooted(o, RECORD_RECEIPT, &r->receipt_root_len);
+        receipt_check(&r->receipt, r->receipt_path);
+    }
+    for (size_t i = 0; i < n; i++) {
+        write_simple(r, c[i].sink, c[i].path, c[i].root_len,
+                     s ? c[i].body.data ? c[i].body.data : "" : NULL);
+        buf_free(&c[i].body);
+        xfree(c[i].path);
     }
     if (o->mask & SINK_PYTHON) {
         struct python_homes homes = { 0 };
@@ -395,10 +436,11 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
 void sinks_remove(struct sink_report *r, const struct sink_options *o)
 {
     sinks_write(r, o, NULL);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         size_t rl;
-        char *p = rooted(o, i == 0 ? RECORD_ENV : i == 1 ? RECORD_STATE : "/run/nccl-init", &rl);
-        remove_file(r, "record", p, rl, i == 2 ? AT_REMOVEDIR : 0);
+        char *p = rooted(o, i == 0 ? RECORD_ENV : i == 1 ? RECORD_STATE : i == 2 ? RECORD_RECEIPT
+                                                                          : "/run/nccl-init", &rl);
+        remove_file(r, "record", p, rl, i == 3 ? AT_REMOVEDIR : 0);
         xfree(p);
     }
 }
@@ -419,11 +461,18 @@ static bool make_record_dir(struct sink_report *r, const char *dir, size_t root_
 
 void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
+    (void)s; /* rendered by sinks_write, once: its warnings are said once */
     if (!(o->mask & SINK_RECORD))
         return;
-    size_t dir_rl, rl;
+    const char *path = r->record_path;
+    size_t rl = r->record_root_len;
+    if (r->receipt.hit) {
+        log_debug("sink record: %s %s (receipt)", path, OUTCOME(1));
+        result(r, "record", path, OUTCOME(1));
+        return;
+    }
+    size_t dir_rl;
     char *dir = rooted(o, "/run/nccl-init", &dir_rl);
-    char *path = rooted(o, RECORD_ENV, &rl);
     struct target t;
     /* The walk to profile.env checks the directory just made or found: a
      * link or someone else's directory at /run/nccl-init stops the record
@@ -435,30 +484,32 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
         ok = make_record_dir(r, dir, dir_rl) && open_sink(r, "record", &t, path, rl);
     else if (e < 0)
         target_failed(r, "record", &t, e);
+    xfree(dir);
     if (!ok) {
         r->record_failed = true;
-        xfree(path);
-        xfree(dir);
+        r->receipt.unsettled = true;
         return;
     }
     /* No directory for the Python hook: it writes nothing, it keeps the
      * record open (see format_python). A /run/nccl-init/applied left by an
      * older nccl-init, kept across a restart, is left alone and unused. */
-    xfree(dir);
     /* The record is nccl-init's own file: written whole, no block. */
     t.no_sync = true;
-    struct buf b = { 0 };
-    format_env_file(&b, s, skipped_value);
-    e = atomic_write(&t, b.data ? b.data : "", b.len);
+    const struct buf *b = &r->record_text;
+    e = atomic_write(&t, b->data ? b->data : "", b->len);
     target_close(&t);
     if (e < 0) {
         target_failed(r, "record", &t, e);
         r->record_failed = true;
-    } else {
-        result(r, "record", path, e == 1 ? "unchanged" : "written");
+        r->receipt.unsettled = true;
+        return;
     }
-    buf_free(&b);
-    xfree(path);
+    result(r, "record", path, e == 1 ? OUTCOME(1) : OUTCOME(0));
+    if (e == 1 && t.st_valid) {
+        receipt_vouch_file(&r->receipt, path, &t.st);
+    } else {
+        r->receipt.unsettled = true;
+    }
 }
 
 /* The pid's room in state.json: digits, then spaces (JSON whitespace). */
@@ -536,7 +587,24 @@ void sink_report_free(struct sink_report *r)
         xfree(r->v[i].reason);
     }
     xfree(r->v);
+    receipt_free(&r->receipt);
+    xfree(r->receipt_path);
+    buf_free(&r->record_text);
+    xfree(r->record_path);
     memset(r, 0, sizeof *r);
+}
+
+void record_receipt_prepare(struct sink_report *r)
+{
+    /* A sink that failed or wrote leaves the receipt unsettled already;
+     * a python one fails outside it. */
+    if (r->failures == 0 && !r->record_failed)
+        receipt_seal(&r->receipt);
+}
+
+void record_receipt_commit(const struct sink_report *r)
+{
+    receipt_commit(&r->receipt, r->receipt_path, r->receipt_root_len);
 }
 
 void record_state_free(struct record_state *rs)

@@ -6,6 +6,7 @@
 
 #include "envset.h"
 #include "buf.h"
+#include "receipt.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -30,6 +31,13 @@ struct sink_report {
     size_t n, cap;
     unsigned failures;
     bool record_failed;
+    /* What a restart can skip (receipt.h): run only, with the record on. */
+    struct receipt receipt;
+    char *receipt_path;      /* NULL: no receipt to read or write */
+    size_t receipt_root_len; /* receipt_path[0..receipt_root_len) is --root */
+    struct buf record_text;  /* profile.env as this start renders it */
+    char *record_path;
+    size_t record_root_len;
 };
 
 struct sink_options {
@@ -58,7 +66,8 @@ void sinks_remove(struct sink_report *r, const struct sink_options *o);
  * opens it from any directory. */
 char *sink_record_path(const char *root);
 
-/* Before the start: /run/nccl-init/profile.env, the resolved set. */
+/* Before the start: /run/nccl-init/profile.env, the resolved set (as
+ * sinks_write rendered it). */
 void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s);
 /* /run/nccl-init/state.json, with every sink's outcome and the child's
  * pid: rendered before the fork with room for the pid, then written after
@@ -72,6 +81,10 @@ struct record_state {
 void record_state_prepare(struct record_state *rs, struct sink_report *r,
                           const struct sink_options *o, const struct envset *s);
 void record_state_commit(struct record_state *rs, pid_t child);
+/* Before the fork: the receipt of what this start found current, when
+ * there is one to write (receipt.h); after it: written. */
+void record_receipt_prepare(struct sink_report *r);
+void record_receipt_commit(const struct sink_report *r);
 
 void sink_report_free(struct sink_report *r);
 void record_state_free(struct record_state *rs);

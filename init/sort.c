@@ -3,55 +3,14 @@
 
 #include "mem.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One item moved. Every caller sorts items of a size that is a multiple
- * of 8 (pointers, and structs that hold them): moved as words, that is a
- * few loads and stores; memcpy() with a size known only at run time is a
- * call, or a `rep movsb` at -Oz, each about as dear as the comparison. */
-static inline __attribute__((always_inline)) void move(char *d, const char *s, size_t size)
-{
-    if (size % 8 == 0) {
-        for (size_t i = 0; i < size; i += 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            memcpy(d + i, &w, 8);
-        }
-    } else {
-        memcpy(d, s, size);
-    }
-}
-
-/* Below this many items, insertion: no recursion, and on input already in
- * order one comparison an item. Stable, since an item moves left only past
- * greater ones. */
-#define INSERTION 8
-
-static void insertion_sort(char *v, char *tmp, size_t n, size_t size,
-                           int (*cmp)(const void *, const void *))
-{
-    for (size_t i = 1; i < n; i++) {
-        if (cmp(v + (i - 1) * size, v + i * size) <= 0)
-            continue;
-        move(tmp, v + i * size, size);
-        size_t j = i;
-        do {
-            move(v + j * size, v + (j - 1) * size, size);
-            j--;
-        } while (j > 0 && cmp(v + (j - 1) * size, tmp) > 0);
-        move(v + j * size, tmp, size);
-    }
-}
 
 static void merge_sort(char *v, char *tmp, size_t n, size_t size,
                        int (*cmp)(const void *, const void *))
 {
-    if (n <= INSERTION) {
-        insertion_sort(v, tmp, n, size, cmp);
+    if (n < 2)
         return;
-    }
     size_t h = n / 2;
     merge_sort(v, tmp, h, size, cmp);
     merge_sort(v + h * size, tmp, n - h, size, cmp);
@@ -68,9 +27,9 @@ static void merge_sort(char *v, char *tmp, size_t n, size_t size,
     while (i < h && j < n) {
         /* "<= 0" takes the left one on ties: that is what makes it stable */
         if (cmp(tmp + i * size, v + j * size) <= 0)
-            move(v + k++ * size, tmp + i++ * size, size);
+            memcpy(v + k++ * size, tmp + i++ * size, size);
         else
-            move(v + k++ * size, v + j++ * size, size);
+            memcpy(v + k++ * size, v + j++ * size, size);
     }
     memcpy(v + k * size, tmp + i * size, (h - i) * size);
 }
@@ -79,11 +38,11 @@ void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void
 {
     if (n < 2)
         return;
-    /* Scratch space for half the items (at least one, for insertion),
-     * from the start-up region (mem.c) where it is taken and given back at
-     * its top: a 2 KiB buffer on the stack cost a start a page fault of its
-     * own. Nothing sorts after the fork (supervise.c allocates nothing). */
-    char *tmp = xmalloc((n / 2 + 1) * size);
+    /* Scratch space for half the items, from the start-up region (mem.c)
+     * where it is taken and given back at its top: a 2 KiB buffer on the
+     * stack cost a start a page fault of its own. Nothing sorts after the
+     * fork (supervise.c allocates nothing). */
+    char *tmp = xmalloc(n / 2 * size);
     merge_sort(base, tmp, n, size, cmp);
     xfree(tmp);
 }

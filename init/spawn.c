@@ -26,14 +26,15 @@ _Noreturn void spawn_exec(const struct child_spec *c)
         _exit(EXIT_CANNOT_RUN);
     }
     /* The canonical environment; the path was found in its PATH before
-     * anything was written (lookup.c). execvpe with a path that holds a '/'
-     * does no search: it is here for glibc's handling of a script without
-     * a "#!" line (it runs /bin/sh; musl's returns ENOEXEC, exit 126).
-     * environ is left alone: the parent shares this memory until the exec. */
+     * anything was written (lookup.c), so execve, not execvpe: with a '/'
+     * in the path musl's execvpe is execve, while glibc's (the sanitizer
+     * build) would run a script without a "#!" line with /bin/sh; both
+     * builds say ENOEXEC, exit 126, as musl does. environ is left alone:
+     * the parent shares this memory until the exec. */
     /* Last: from here on a signal acts on the child as it would have on
      * whoever started nccl-init. */
     signals_restore(c->sig);
-    execvpe(c->path, c->argv, c->envp);
+    execve(c->path, c->argv, c->envp);
     int e = errno;
     log_error("cannot run '%s': %s", c->argv[0], strerror(e));
     _exit(e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN);

@@ -85,7 +85,7 @@ size_t utf8_seq_len(const unsigned char *s, size_t avail)
     return n;
 }
 
-void buf_escaped(struct buf *b, const char *s, size_t n)
+void buf_escaped(struct buf *b, const char *s, size_t n, bool backslash)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
@@ -94,7 +94,10 @@ void buf_escaped(struct buf *b, const char *s, size_t n)
         /* C0 controls and DEL; U+0080..U+009F, which some terminals take as
          * 8-bit controls (CSI is U+009B); and bytes that are not UTF-8. */
         bool control = l == 1 ? p[i] < 0x20 || p[i] == 0x7f : l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
-        if (l && !control) {
+        if (backslash && p[i] == '\\') {
+            buf_add(b, "\\\\", 2);
+            i++;
+        } else if (l && !control) {
             buf_add(b, p + i, l);
             i += l;
             continue;

@@ -22,9 +22,10 @@ bool utf8_valid(const char *s, size_t n);
 
 /* Appends s[0..n) with every byte that could steer a terminal written as
  * \xNN: C0 controls, DEL, the UTF-8 forms of the C1 controls, and bytes
- * that are not UTF-8. For logs, which carry values from the environment
- * and from files. */
-void buf_escaped(struct buf *b, const char *s, size_t n);
+ * that are not UTF-8; with backslash, a backslash as two, so that the
+ * text reads back unambiguously (verify's report). For logs, which carry
+ * values from the environment and from files, and for verify. */
+void buf_escaped(struct buf *b, const char *s, size_t n, bool backslash);
 
 /* Writes s as a JSON string literal (with quotes). Invalid UTF-8 bytes are
  * written as U+FFFD so that the document stays valid. */

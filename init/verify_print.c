@@ -7,26 +7,11 @@
 #include <string.h>
 
 /* For a terminal: every control byte (C0, DEL, and C1 as UTF-8) and every
- * byte that is not UTF-8 as \xNN, a backslash as \\; the rest as is. No
- * value can move the cursor, change colours or forge a line. */
+ * byte that is not UTF-8 as \xNN (text.h), a backslash as \\; the rest as
+ * is. No value can move the cursor, change colours or forge a line. */
 static void text_escaped_n(struct buf *b, const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        size_t l = utf8_seq_len(p + i, n - i);
-        bool c1 = l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
-        if (l == 0 || c1 || p[i] < 0x20 || p[i] == 0x7f) {
-            for (size_t k = 0; k < (l ? l : 1); k++)
-                buf_printf(b, "\\x%02x", p[i + k]);
-            i += l ? l : 1;
-        } else if (p[i] == '\\') {
-            buf_str(b, "\\\\");
-            i++;
-        } else {
-            buf_add(b, p + i, l);
-            i += l;
-        }
-    }
+    buf_escaped(b, s, n, true);
 }
 
 static void text_escaped(struct buf *b, const char *s)

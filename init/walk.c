@@ -39,6 +39,12 @@ static bool dir_trusted(const struct stat *st, size_t len, struct refusal *why)
     return why->kind == REFUSED_NOTHING;
 }
 
+bool walk_trusts(const struct stat *st)
+{
+    struct refusal why;
+    return dir_trusted(st, 0, &why);
+}
+
 /* Checks the directory (or link) that fd, an O_PATH descriptor, names. */
 static int check_dir(int fd, size_t len, struct refusal *why)
 {
@@ -78,66 +84,9 @@ static int open_start(const char *path, size_t root_len, size_t *at, struct refu
     return fd;
 }
 
-/* The directory the last walk reached, kept open for the next one: a start
- * reaches /etc twice and /run/nccl-init three times, and a walk from the
- * root costs two system calls a component. A walk to the same directory
- * gets the same descriptor (walk_release() leaves it open), one to a
- * directory below it walks on from it.
- * It was checked when it was reached; what could change in between is what
- * could change between any walk and its write, and only root could change
- * it (the check refuses directories others can write). walk_forget()
- * closes it once the start-up's writes are done. While a caller holds it
- * (lent), it is neither replaced nor closed under that caller. */
-static struct {
-    int fd;               /* when cache_on */
-    unsigned lent;        /* callers holding fd, not yet walk_release()d */
-    size_t root_len, len; /* path[0..len) is the directory, with its '/' */
-    char path[PATH_MAX];
-} cached __attribute__((section(".lbss"))); /* no initializer: not in the file */
-static START_DATA bool cache_on; /* cached.fd is meaningful */
-
-void walk_forget(void)
-{
-    /* One still lent is closed by its walk_release(): the cache is off. */
-    if (cache_on && !cached.lent)
-        close(cached.fd);
-    cache_on = false;
-}
-
-/* Closes fd, a step of a walk, unless it is the kept directory. */
-static void drop(int fd)
-{
-    if (!cache_on || fd != cached.fd)
-        close(fd);
-}
-
 void walk_release(int fd)
 {
-    if (cache_on && fd == cached.fd)
-        cached.lent--;
-    else
-        close(fd);
-}
-
-static int lend(void)
-{
-    cached.lent++;
-    return cached.fd;
-}
-
-/* Keeps dfd for the next walk, unless the one kept is still lent. */
-static int remember(int dfd, const char *path, size_t root_len, size_t len)
-{
-    if (len >= sizeof cached.path || (cache_on && cached.lent))
-        return dfd;
-    walk_forget();
-    cache_on = true;
-    cached.fd = dfd;
-    cached.lent = 0;
-    cached.root_len = root_len;
-    cached.len = len;
-    memcpy(cached.path, path, len);
-    return lend();
+    close(fd);
 }
 
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why)
@@ -151,17 +100,10 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
         return -EINVAL; /* the root would swallow the name: a caller's bug */
     *name = last;
 
-    size_t at, len = (size_t)(last - path);
-    int fd;
-    if (cache_on && cached.root_len == root_len && cached.len <= len &&
-        cached.len > root_len && memcmp(cached.path, path, cached.len) == 0) {
-        if (cached.len == len)
-            return lend();
-        fd = cached.fd;
-        at = cached.len;
-    } else if ((fd = open_start(path, root_len, &at, why)) < 0) {
+    size_t at;
+    int fd = open_start(path, root_len, &at, why);
+    if (fd < 0)
         return fd;
-    }
     for (const char *c = path + at; c < last;) {
         size_t n = strcspn(c, "/");
         if (n == 0 || (n == 1 && c[0] == '.')) {
@@ -184,17 +126,17 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
             int dfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (dfd >= 0) {
                 int e = check_dir(dfd, (size_t)(c - path), why);
-                drop(fd);
+                close(fd);
                 if (e < 0)
                     close(dfd);
-                return e < 0 ? e : remember(dfd, path, root_len, len);
+                return e < 0 ? e : dfd;
             }
         }
         /* O_PATH|O_NOFOLLOW opens a link itself rather than failing, so
          * that the check below can say "is a symlink"; ".." is never one. */
         int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         int e = next < 0 ? -errno : check_dir(next, (size_t)(c - path), why);
-        drop(fd);
+        close(fd);
         if (e < 0) {
             if (next >= 0)
                 close(next);
@@ -205,7 +147,7 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
     /* "." of a checked directory is that directory: no link to follow. */
     int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int e = dfd < 0 ? -errno : dfd;
-    drop(fd);
+    close(fd);
     return e;
 }
 

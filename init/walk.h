@@ -8,6 +8,9 @@
 
 #include "buf.h"
 
+#include <stdbool.h>
+#include <sys/stat.h>
+
 #include <stddef.h>
 
 enum refusal_kind {
@@ -40,11 +43,13 @@ struct refusal {
  * the record's state.json is written after the fork. */
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why);
 
-/* Gives back what walk_parent() returned: closes it, unless it is the
- * directory kept for the next walk. */
+/* Whether walk_parent() would go through a directory with this lstat:
+ * not a link, owned by root (or by us, not as root), and writable by no
+ * one else unless sticky. */
+bool walk_trusts(const struct stat *st);
+
+/* Gives back what walk_parent() returned. */
 void walk_release(int fd);
-/* Closes the directory walk_parent() keeps open for the next walk. */
-void walk_forget(void);
 
 /* The refusal as the warning says it: "parent /x is a symlink". */
 void refusal_text(struct buf *out, const char *path, const struct refusal *why);

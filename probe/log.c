@@ -31,7 +31,7 @@ void log_msg(int level, const char *fmt, ...)
     buf_str(&b, level == LOG_ERROR  ? "nccl-probe: error: "
                 : level == LOG_WARN ? "nccl-probe: warning: "
                                     : "nccl-probe: ");
-    buf_escaped(&b, raw, m.len);
+    buf_escaped(&b, raw, m.len, false);
     line[b.len++] = '\n';
     write_all(STDERR_FILENO, line, b.len);
     errno = saved;

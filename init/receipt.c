@@ -1,0 +1,198 @@
+/* The receipt (receipt.h says what it vouches for, and when).
+ *
+ * Its file is nccl-init's own and read by nothing else: a first line,
+ * "nccl-init receipt 1", the material's length (a size_t) and bytes, then
+ * the entries, each a struct receipt_rec in this machine's byte order
+ * followed by its path. The record an entry keeps is made by one function,
+ * rec(), from an lstat, when it is vouched for and when it is checked: a
+ * restart compares the two with memcmp, field for field as they were. */
+#include "receipt.h"
+
+#include "atomic.h"
+#include "fileio.h"
+#include "log.h"
+#include "mem.h"
+#include "walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAGIC "nccl-init receipt 1\n"
+#define RECEIPT_MAX (1 << 20)
+
+struct receipt_rec {
+    uint32_t kind; /* 'f' a file, 'd' a directory */
+    uint32_t path_len;
+    uint64_t dev, ino, mode, uid, gid;
+    /* a file's only: zero for a directory, whose times change with every
+     * name made or removed in it */
+    uint64_t size;
+    int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+};
+
+static void rec(struct receipt_rec *r, char kind, size_t path_len, const struct stat *st)
+{
+    *r = (struct receipt_rec){
+        .kind = (uint32_t)kind,
+        .path_len = (uint32_t)path_len,
+        .dev = st->st_dev,
+        .ino = st->st_ino,
+        .mode = st->st_mode,
+        .uid = st->st_uid,
+        .gid = st->st_gid,
+    };
+    if (kind == 'f') {
+        r->size = (uint64_t)st->st_size;
+        r->mtime_s = st->st_mtim.tv_sec;
+        r->mtime_ns = st->st_mtim.tv_nsec;
+        r->ctime_s = st->st_ctim.tv_sec;
+        r->ctime_ns = st->st_ctim.tv_nsec;
+    }
+}
+
+void receipt_material(struct receipt *rc, const char *sink, const char *path, const char *text,
+                      size_t len)
+{
+    /* A sink name and a path hold no NUL, and the text comes with its
+     * length: no two different lists run together into the same bytes. */
+    buf_add(&rc->material, sink, strlen(sink) + 1);
+    buf_add(&rc->material, path, strlen(path) + 1);
+    buf_add(&rc->material, &len, sizeof len);
+    buf_add(&rc->material, text, len);
+}
+
+/* The entry at *at in a buffer of entries (advancing *at), or NULL at the
+ * end or at bytes that are not an entry. */
+static const struct receipt_rec *next(const char *data, size_t len, size_t *at,
+                                      const char **path)
+{
+    struct receipt_rec r;
+    if (len - *at < sizeof r)
+        return NULL;
+    memcpy(&r, data + *at, sizeof r);
+    if (r.path_len == 0 || len - *at - sizeof r < r.path_len)
+        return NULL;
+    const struct receipt_rec *p = (const void *)(data + *at);
+    *path = data + *at + sizeof r;
+    *at += sizeof r + r.path_len;
+    return p;
+}
+
+static void add(struct receipt *rc, char kind, const char *path, size_t n, const struct stat *st)
+{
+    struct receipt_rec r;
+    rec(&r, kind, n, st);
+    buf_add(&rc->entries, &r, sizeof r);
+    buf_add(&rc->entries, path, n);
+}
+
+void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st)
+{
+    if (S_ISREG(st->st_mode))
+        add(rc, 'f', path, strlen(path), st);
+    else
+        rc->unsettled = true;
+}
+
+bool receipt_check(struct receipt *rc, const char *path)
+{
+    /* No link at the receipt itself; its directories are entries of its
+     * own (profile.env's), checked below without following a link. */
+    int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    char *text;
+    size_t len, mlen, files = 0;
+    const size_t head = sizeof MAGIC - 1 + sizeof mlen;
+    /* One read when it is what this start would write: the material and
+     * room for the entries. */
+    if (read_fd(fd, (off_t)(head + rc->material.len + 4096), RECEIPT_MAX, &text, &len) < 0)
+        return false;
+    bool ok = len >= head && memcmp(text, MAGIC, sizeof MAGIC - 1) == 0;
+    if (ok) {
+        memcpy(&mlen, text + sizeof MAGIC - 1, sizeof mlen);
+        ok = mlen == rc->material.len && len - head >= mlen &&
+             memcmp(text + head, rc->material.data, mlen) == 0;
+    }
+    size_t at = head + (ok ? mlen : 0);
+    const char *p;
+    const struct receipt_rec *r;
+    while (ok && at < len) {
+        ok = (r = next(text, len, &at, &p)) != NULL;
+        struct receipt_rec want, now;
+        struct stat st;
+        if (ok) {
+            memcpy(&want, r, sizeof want);
+            /* The path ends where the next entry begins: a NUL goes there
+             * now, the bytes read are this function's to change. */
+            char save = text[at];
+            text[at] = '\0';
+            ok = strlen(p) == want.path_len && fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+            text[at] = save;
+        }
+        if (ok) {
+            rec(&now, (char)want.kind, want.path_len, &st);
+            ok = memcmp(&now, &want, sizeof now) == 0;
+            files += want.kind == 'f';
+        }
+    }
+    xfree(text);
+    rc->hit = ok && files > 0;
+    return rc->hit;
+}
+
+void receipt_seal(struct receipt *rc)
+{
+    if (rc->hit || rc->unsettled || !rc->entries.len)
+        return;
+    /* The clock file times come from. A file whose ctime is not before
+     * it could still change within the same tick unseen: no receipt (the
+     * next start reads the files, and writes one). The system call:
+     * clock_gettime()'s vDSO lookup costs a kilobyte of binary. */
+    struct timespec now;
+    if (syscall(SYS_clock_gettime, CLOCK_REALTIME_COARSE, &now) < 0)
+        return;
+    const char *p;
+    const struct receipt_rec *r;
+    for (size_t at = 0; (r = next(rc->entries.data, rc->entries.len, &at, &p));) {
+        struct receipt_rec e;
+        memcpy(&e, r, sizeof e);
+        if (!(e.ctime_s < now.tv_sec || (e.ctime_s == now.tv_sec && e.ctime_ns < now.tv_nsec))) {
+            log_debug("receipt: %s changed within the clock's last tick; none written", p);
+            return;
+        }
+    }
+    buf_str(&rc->text, MAGIC);
+    buf_add(&rc->text, &rc->material.len, sizeof rc->material.len);
+    buf_add(&rc->text, rc->material.data, rc->material.len);
+    buf_add(&rc->text, rc->entries.data, rc->entries.len);
+}
+
+void receipt_commit(const struct receipt *rc, const char *path, size_t root_len)
+{
+    if (!path || !rc->text.len)
+        return;
+    struct target t;
+    int e = target_open(&t, path, root_len);
+    t.no_sync = true;
+    if (e == 0)
+        e = atomic_write(&t, rc->text.data, rc->text.len);
+    target_close(&t);
+    /* Only a cache: a restart without it reads the files, as the first
+     * start did. */
+    if (e < 0)
+        log_debug("receipt: %s: not written: %s", path, strerror(-e));
+}
+
+void receipt_free(struct receipt *rc)
+{
+    buf_free(&rc->text);
+    buf_free(&rc->entries);
+    buf_free(&rc->material);
+    memset(rc, 0, sizeof *rc);
+}

@@ -1,0 +1,76 @@
+/* The receipt: what the last start found already current, so that a
+ * restart can tell with one fstatat per file, instead of a walk, an open
+ * and a read, that /etc/environment, the nccl.conf block and the record's
+ * profile.env are still exactly what this start would make of them.
+ *
+ * It is /run/nccl-init/receipt, nccl-init's own file, beside state.json.
+ * It holds
+ *  - the material: every covered sink's name, path and the very text this
+ *    start renders for it (the wrapped block, or profile.env whole); a
+ *    restart renders again and compares bytes, so a new profile, another
+ *    NCCL_CONF_FILE or a new nccl-init that renders otherwise misses;
+ *  - per file, its identity when it was last read and found current:
+ *    device, inode, size, mtime and ctime. Any write to a file, a rename
+ *    over it or a touch changes its ctime, which no one can set back;
+ *  - per directory that a write walks (walk.h), its device, inode, owner,
+ *    group and mode: a directory that the walk would now refuse, or a link
+ *    put in its place, misses.
+ *
+ * A file is vouched for only as read (the fstat of the descriptor its
+ * content was read through, taken before the read), never as written: a
+ * write leaves the receipt as it was, and the next start reads again. And
+ * only once its ctime is older than the clock at the receipt's writing:
+ * timestamps are taken from a coarse clock, so a file changed twice within
+ * one tick keeps its ctime (git's "racily clean" index entries). A
+ * receipt with a file that recent is not written.
+ *
+ * The Python hook is not covered: what it should hold depends on files the
+ * receipt does not see (a sitecustomize it chains to, Debian's link, the
+ * interpreter found), so it is read and compared on every start. */
+#ifndef NCCL_INIT_RECEIPT_H
+#define NCCL_INIT_RECEIPT_H
+
+#include "buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+struct receipt {
+    struct buf material;
+    struct buf entries; /* struct receipt_rec, then its path, one after another */
+    struct buf text;    /* the file to write after the fork; empty: none */
+    bool unsettled; /* something was written or not vouched for: no receipt */
+    bool hit;       /* the receipt on disk vouched for this start's material */
+};
+
+/* One covered sink's text, as this start renders it. */
+void receipt_material(struct receipt *rc, const char *sink, const char *path, const char *text,
+                      size_t len);
+
+/* Whether the receipt at path vouches for rc's material: same material,
+ * and every file and directory it names as it was. Reads nothing else;
+ * any doubt (missing, damaged, another version) is a miss. */
+bool receipt_check(struct receipt *rc, const char *path);
+
+/* A covered file found current, with st from the descriptor it was read
+ * through. */
+void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st);
+
+/* The directories a write to path walks (path[0..root_len) is --root, not
+ * walked): each looked at now, and a directory that the walk would refuse
+ * unsettles the receipt. */
+void receipt_vouch_dirs(struct receipt *rc, const char *path, size_t root_len);
+
+/* Before the fork: the receipt's file, into rc->text, when it is settled
+ * and the files in it are older than the clock. */
+void receipt_seal(struct receipt *rc);
+
+/* After the fork: writes rc->text to path (its directory reached as a
+ * sink's is), without allocating. */
+void receipt_commit(const struct receipt *rc, const char *path, size_t root_len);
+
+void receipt_free(struct receipt *rc);
+
+#endif
