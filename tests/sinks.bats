@@ -907,3 +907,86 @@ fake_stdlib() {
     run state_sinks
     assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
 }
+
+# --- the receipt (init/receipt.c): what a restart may skip -----------------
+
+RECEIPT_TRACE='openat,open,lstat,newfstatat,statx'
+
+# Two starts: the first writes the files, the second finds them current and
+# leaves the receipt (the clock has moved past their ctime by then).
+receipt_made() {
+    ni_start --sinks "$SINKS" -- true
+    [ ! -e "$ROOT/run/nccl-init/receipt" ] # written files are not vouched for
+    sleep 0.05                              # past the coarse clock's tick
+    ni_start --sinks "$SINKS" -- true
+    [ -f "$ROOT/run/nccl-init/receipt" ]
+}
+
+@test "receipt: a restart with every file current opens none of them, and reports them unchanged" {
+    need_strace
+    receipt_made
+    cp "$ROOT/etc/environment" "$TMP/environment.before"
+    run --separate-stderr strace -qq -o "$TMP/trace" -e trace="$RECEIPT_TRACE" \
+        "$NI" -v --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true
+    assert_success
+    [[ "$stderr" == *"sink etc-environment: $ROOT/etc/environment unchanged (receipt)"* ]]
+    [[ "$stderr" == *"sink record: $ROOT/run/nccl-init/profile.env unchanged (receipt)"* ]]
+    # looked at (lstat), never opened
+    grep -q "\"$ROOT/etc/environment\"" "$TMP/trace"
+    ! grep -E "open(at)?\(.*(environment|nccl\.conf|profile\.env)\"" "$TMP/trace"
+    run state_sinks
+    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
+    cmp "$ROOT/etc/environment" "$TMP/environment.before"
+}
+
+@test "receipt: a file changed in place, same size and mtime set back, is read and put right" {
+    receipt_made
+    cp "$ROOT/etc/environment" "$TMP/environment.want"
+    # One byte of the block changed, the size kept, the mtime set back: only
+    # the ctime (which no one can set back) tells.
+    sed -i 's/NCCL_ALGO=Ring/NCCL_ALGO=Rong/' "$ROOT/etc/environment"
+    touch -r "$TMP/environment.want" "$ROOT/etc/environment"
+    [ "$(stat -c %s "$ROOT/etc/environment")" = "$(stat -c %s "$TMP/environment.want")" ]
+    ! cmp -s "$ROOT/etc/environment" "$TMP/environment.want"
+    run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+        --sinks "$SINKS" -- true
+    assert_success
+    [[ "$stderr" != *"(receipt)"* ]]
+    cmp "$ROOT/etc/environment" "$TMP/environment.want"
+    run state_sinks
+    assert_output "$(printf '%s\n' 'etc-environment written' 'nccl-conf unchanged' 'record unchanged')"
+}
+
+@test "receipt: another profile value, or another set of sinks, is a miss" {
+    receipt_made
+    mkdir "$TMP/profiles"
+    sed 's/^NCCL_BUFFSIZE=.*/NCCL_BUFFSIZE=8388608/' "$PROFILES/pcie-8gpu.env" >"$TMP/profiles/pcie-8gpu.env"
+    run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$TMP/profiles" -p pcie-8gpu \
+        --sinks "$SINKS" -- true
+    assert_success
+    [[ "$stderr" != *"(receipt)"* ]]
+    grep -qx NCCL_BUFFSIZE=8388608 "$ROOT/etc/environment"
+    grep -qx 'NCCL_BUFFSIZE=8388608' "$ROOT/etc/nccl.conf"
+    run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$TMP/profiles" -p pcie-8gpu \
+        --sinks etc-environment,record -- true
+    assert_success
+    [[ "$stderr" != *"(receipt)"* ]]
+}
+
+@test "receipt: a link at the receipt is not read; remove deletes it with the record" {
+    receipt_made
+    mv "$ROOT/run/nccl-init/receipt" "$TMP/receipt"
+    ln -s "$TMP/receipt" "$ROOT/run/nccl-init/receipt"
+    run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+        --sinks "$SINKS" -- true
+    assert_success
+    [[ "$stderr" != *"(receipt)"* ]]
+    [ -L "$ROOT/run/nccl-init/receipt" ] # not written through either
+    rm "$ROOT/run/nccl-init/receipt"
+    sleep 0.05
+    ni_start --sinks "$SINKS" -- true
+    [ -f "$ROOT/run/nccl-init/receipt" ]
+    run "$NI" remove --root "$ROOT"
+    assert_success
+    [ ! -e "$ROOT/run/nccl-init" ]
+}
