@@ -7,6 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for need bytes in a growable buffer: false only for a soft one
+ * that could not grow (failed from then on). */
+static bool reserve(struct buf *b, size_t need)
+{
+    if (!b->soft) {
+        grow((void **)&b->data, &b->cap, need, 1);
+        return true;
+    }
+    if (b->failed)
+        return false;
+    if (need <= b->cap)
+        return true;
+    size_t c = b->cap ? b->cap : 8;
+    while (c < need)
+        c *= 2;
+    char *q = try_realloc(b->data, c);
+    if (!q) {
+        b->failed = true;
+        return false;
+    }
+    b->data = q;
+    b->cap = c;
+    return true;
+}
+
 void buf_add(struct buf *b, const void *p, size_t n)
 {
     if (b->fixed) {
@@ -15,8 +40,8 @@ void buf_add(struct buf *b, const void *p, size_t n)
         size_t room = b->cap - 1 - b->len;
         if (n > room)
             n = room;
-    } else {
-        grow((void **)&b->data, &b->cap, b->len + n + 1, 1);
+    } else if (!reserve(b, b->len + n + 1)) {
+        return;
     }
     memcpy(b->data + b->len, p, n);
     b->len += n;
@@ -41,7 +66,8 @@ void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
             return;
         room = b->cap - b->len; /* with the NUL */
     } else {
-        grow((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1);
+        if (!reserve(b, b->len + (size_t)n + 1))
+            return;
         room = (size_t)n + 1;
     }
     vsnprintf(b->data + b->len, room, fmt, ap);

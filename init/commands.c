@@ -118,7 +118,9 @@ struct run_state {
  * composed environment and its envp, the sink outcomes. They go back to
  * the allocator now, so that for the months it supervises the init holds
  * what supervising needs, whatever size the environment or the profiles
- * were. xfree() only: the rule after the fork is no allocation. */
+ * were. The record is rendered first, into a soft buffer (buf.h): after
+ * the fork no allocation may fail fatally, and what it takes is given
+ * back before mem_close(). */
 static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;

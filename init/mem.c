@@ -111,15 +111,14 @@ void xfree(void *p)
         top = at; /* the last block: grow-and-free patterns reuse it */
 }
 
-void *xrealloc(void *p, size_t n)
+void *try_realloc(void *p, size_t n)
 {
-    if (!p)
-        return xmalloc(n);
-    if (!in_region(p)) {
-        if (!(p = realloc(p, n ? n : 1)))
-            die(1, "out of memory");
-        return p;
+    if (!p) {
+        void *q = region_alloc(n);
+        return q ? q : malloc(n ? n : 1);
     }
+    if (!in_region(p))
+        return realloc(p, n ? n : 1);
     struct hdr *h = hdr_of(p);
     size_t at = (size_t)((unsigned char *)h - region), old = h->n;
     if (!closed && at + span(old) == top && n <= BLOCK_MAX && REGION_SIZE - at >= span(n)) {
@@ -137,9 +136,19 @@ void *xrealloc(void *p, size_t n)
         POISON((unsigned char *)p + n, old - n);
         return p;
     }
-    void *q = xmalloc(n);
+    void *q = region_alloc(n);
+    if (!q && !(q = malloc(n)))
+        return NULL; /* p is left as it was */
     memcpy(q, p, old < n ? old : n);
     xfree(p);
+    return q;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = try_realloc(p, n);
+    if (!q)
+        die(1, "out of memory");
     return q;
 }
 

@@ -16,6 +16,9 @@
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+/* realloc() that does not die: NULL on failure, p left as it was. For the
+ * one place after the fork that allocates (buf.h, soft buffers). */
+void *try_realloc(void *p, size_t n);
 /* What xmalloc, xrealloc, xstrdup and grow gave; NULL is fine. Not for
  * what libc allocated itself. */
 void xfree(void *p);

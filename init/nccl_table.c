@@ -417,14 +417,14 @@ const char nccl_collectives[] = "Broadcast,Reduce,AllGather,ReduceScatter,AllRed
 /* Combinations with NCCL_PROTO (tuning.cc ncclTopoTuneModel; p2p.cc and
  * net.cc allocate every protocol's buffer on every connection). */
 const struct noop_rule noop_rules[] = {
-    { "NCCL_NTHREADS", "Simple", 512,
+    { 512, "NCCL_NTHREADS", "Simple",
       "it sets the Simple and LL thread counts; LL already runs its maximum of 512 and Simple "
       "is excluded" },
-    { "NCCL_LL128_NTHREADS", "LL128", LLONG_MIN, "only LL128 reads it" },
-    { "NCCL_LL_BUFFSIZE", "LL", LLONG_MIN,
+    { LLONG_MIN, "NCCL_LL128_NTHREADS", "LL128", "only LL128 reads it" },
+    { LLONG_MIN, "NCCL_LL_BUFFSIZE", "LL",
       "no collective uses the LL buffer, which NCCL still allocates at that size on every "
       "connection" },
-    { "NCCL_LL128_BUFFSIZE", "LL128", LLONG_MIN,
+    { LLONG_MIN, "NCCL_LL128_BUFFSIZE", "LL128",
       "no collective uses the LL128 buffer, which NCCL still allocates at that size on every "
       "connection" },
 };

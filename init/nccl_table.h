@@ -94,10 +94,10 @@ extern const char nccl_names[];
 /* Arrays, not pointers: a pointer in a table costs a static PIE a
  * relocation and a place in the RELRO pages (relro.c). */
 struct noop_rule {
+    long long min_value;  /* the value at least this, */
     char key[20];
-    char proto[7];        /* protocol that must be excluded */
-    long long min_value;  /* and the value at least this */
-    char why[100];
+    char proto[7];        /* with this protocol excluded */
+    char why[99];
 };
 extern const struct noop_rule noop_rules[];
 extern const size_t noop_rules_count;

@@ -58,12 +58,13 @@ static void rec(struct receipt_rec *r, char kind, size_t path_len, const struct 
 void receipt_material(struct receipt *rc, const char *sink, const char *path, const char *text,
                       size_t len)
 {
-    /* A sink name and a path hold no NUL, and the text comes with its
-     * length: no two different lists run together into the same bytes. */
+    /* Each with its NUL: a sink name, a path and a rendered text (C
+     * strings all) hold none, so no two different lists run together into
+     * the same bytes. */
     buf_add(&rc->material, sink, strlen(sink) + 1);
     buf_add(&rc->material, path, strlen(path) + 1);
-    buf_add(&rc->material, &len, sizeof len);
     buf_add(&rc->material, text, len);
+    buf_add(&rc->material, "", 1);
 }
 
 /* The entry at *at in a buffer of entries (advancing *at), or NULL at the
@@ -93,10 +94,7 @@ static void add(struct receipt *rc, char kind, const char *path, size_t n, const
 
 void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st)
 {
-    if (S_ISREG(st->st_mode))
-        add(rc, 'f', path, strlen(path), st);
-    else
-        rc->unsettled = true;
+    add(rc, 'f', path, strlen(path), st);
 }
 
 bool receipt_check(struct receipt *rc, const char *path)
@@ -107,7 +105,7 @@ bool receipt_check(struct receipt *rc, const char *path)
     if (fd < 0)
         return false;
     char *text;
-    size_t len, mlen, files = 0;
+    size_t len, mlen;
     const size_t head = sizeof MAGIC - 1 + sizeof mlen;
     /* One read when it is what this start would write: the material and
      * room for the entries. */
@@ -138,11 +136,10 @@ bool receipt_check(struct receipt *rc, const char *path)
         if (ok) {
             rec(&now, (char)want.kind, want.path_len, &st);
             ok = memcmp(&now, &want, sizeof now) == 0;
-            files += want.kind == 'f';
         }
     }
     xfree(text);
-    rc->hit = ok && files > 0;
+    rc->hit = ok; /* none is written without a file in it (receipt_seal) */
     return rc->hit;
 }
 
@@ -163,7 +160,7 @@ void receipt_seal(struct receipt *rc)
         struct receipt_rec e;
         memcpy(&e, r, sizeof e);
         if (!(e.ctime_s < now.tv_sec || (e.ctime_s == now.tv_sec && e.ctime_ns < now.tv_nsec))) {
-            log_debug("receipt: %s changed within the clock's last tick; none written", p);
+            log_debug("receipt: none: %s changed within this clock tick", p);
             return;
         }
     }
@@ -186,7 +183,7 @@ void receipt_commit(const struct receipt *rc, const char *path, size_t root_len)
     /* Only a cache: a restart without it reads the files, as the first
      * start did. */
     if (e < 0)
-        log_debug("receipt: %s: not written: %s", path, strerror(-e));
+        log_debug("receipt: %s: %s", path, strerror(-e));
 }
 
 void receipt_free(struct receipt *rc)

@@ -55,7 +55,7 @@ void receipt_material(struct receipt *rc, const char *sink, const char *path, co
 bool receipt_check(struct receipt *rc, const char *path);
 
 /* A covered file found current, with st from the descriptor it was read
- * through. */
+ * through (a regular file: target_read and atomic_write refuse others). */
 void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st);
 
 /* The directories a write to path walks (path[0..root_len) is --root, not

@@ -512,24 +512,29 @@ void record_env(struct sink_report *r, const struct sink_options *o, const struc
     }
 }
 
-/* The pid's room in state.json: digits, then spaces (JSON whitespace). */
-#define PID_ROOM 10
-
-void record_state_prepare(struct record_state *rs, struct sink_report *r,
+void record_state_prepare(struct record_state *rs, const struct sink_report *r,
                           const struct sink_options *o, const struct envset *s)
 {
     memset(rs, 0, sizeof *rs);
     if (!(o->mask & SINK_RECORD) || r->record_failed)
         return; /* the record's directory already gave its one warning */
     rs->path = rooted(o, RECORD_STATE, &rs->root_len);
-    struct buf *b = &rs->text;
+    rs->report = r;
+    rs->env = s;
+}
+
+/* state.json's text, into a soft buffer (buf.h). */
+static void state_text(struct buf *b, const struct record_state *rs, pid_t child)
+{
+    const struct envset *s = rs->env;
+    const struct sink_report *r = rs->report;
     buf_str(b, "{\n  \"profile\": ");
     json_string(b, s->names);
     buf_str(b, ",\n  \"digest\": \"");
     buf_str(b, s->digest);
     buf_str(b, "\",\n  \"child_pid\": ");
-    rs->pid_at = b->len;
-    buf_str(b, "          ,\n  \"variables\": ["); /* PID_ROOM spaces */
+    buf_uint(b, (unsigned long)child);
+    buf_str(b, ",\n  \"variables\": [");
     for (size_t i = 0, k = 0; i < s->n; i++)
         if (sink_carries(&s->v[i])) {
             buf_str(b, k++ ? ",\n    " : "\n    ");
@@ -557,20 +562,20 @@ void record_state_commit(struct record_state *rs, pid_t child)
 {
     if (!rs->path)
         return;
-    char digits[PID_ROOM + 1];
-    struct buf d = BUF_FIXED(digits);
-    buf_printf(&d, "%d", (int)child); /* at most 7 digits: PID_MAX_LIMIT is 4194304 */
-    memcpy(rs->text.data + rs->pid_at, digits, d.len);
-    struct target t;
-    int e = target_open(&t, rs->path, rs->root_len);
-    t.no_sync = true;
-    if (e == 0)
-        e = atomic_write(&t, rs->text.data, rs->text.len);
-    target_close(&t);
+    struct buf text = { .soft = true };
+    state_text(&text, rs, child);
+    struct target t = { .path = rs->path, .step = "render" };
+    int e = -ENOMEM;
+    if (!text.failed && (e = target_open(&t, rs->path, rs->root_len)) == 0) {
+        t.no_sync = true;
+        e = atomic_write(&t, text.data, text.len);
+        target_close(&t);
+    }
+    buf_free(&text);
     if (e == 0 || e == 1)
         return;
-    /* Logged here rather than through target_failed(): no allocation after
-     * the fork. */
+    /* Logged here rather than through target_failed(): no allocation that
+     * could kill the init after the fork. */
     char why[512];
     struct buf w = BUF_FIXED(why);
     if (t.why.kind != REFUSED_NOTHING)
@@ -610,6 +615,5 @@ void record_receipt_commit(const struct sink_report *r)
 void record_state_free(struct record_state *rs)
 {
     xfree(rs->path);
-    buf_free(&rs->text);
     memset(rs, 0, sizeof *rs);
 }

@@ -70,15 +70,19 @@ char *sink_record_path(const char *root);
  * sinks_write rendered it). */
 void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s);
 /* /run/nccl-init/state.json, with every sink's outcome and the child's
- * pid: rendered before the fork with room for the pid, then written after
- * it without allocating (the rule of supervise.c). */
+ * pid. Prepared before the fork (its path: nothing that can fail is left
+ * for later), rendered and written after it, while the child already runs:
+ * the record is for verify, and nothing the child does waits for it. The
+ * text is built in a soft buffer (buf.h): memory that cannot be had costs
+ * the record one warning, never the init (the rule of supervise.c). r and
+ * s must live until the commit. */
 struct record_state {
     char *path; /* NULL: no record to write */
     size_t root_len; /* path[0..root_len) is --root (atomic.h) */
-    struct buf text;
-    size_t pid_at; /* where the pid's room starts in text */
+    const struct sink_report *report;
+    const struct envset *env;
 };
-void record_state_prepare(struct record_state *rs, struct sink_report *r,
+void record_state_prepare(struct record_state *rs, const struct sink_report *r,
                           const struct sink_options *o, const struct envset *s);
 void record_state_commit(struct record_state *rs, pid_t child);
 /* Before the fork: the receipt of what this start found current, when

@@ -1,7 +1,9 @@
 /* Supervising the command: forwarding, reaping, and the stop.
  *
  * The rule of this file: from the fork on, nccl-init must not die and must
- * not allocate. The command and its tree depend on it for reaping and for
+ * not allocate (the one exception, started(), renders the record into a
+ * soft buffer that fails without dying, and gives back what it took before
+ * the loop). The command and its tree depend on it for reaping and for
  * their stop; as PID 1 its exit takes the whole namespace down, and as a
  * subreaper it leaves orphans behind. So every error after the fork is
  * logged and lived with, and everything an event needs (the signalfd, the
@@ -299,7 +301,8 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
         die(EXIT_CANNOT_RUN, "fork: %s", strerror(errno));
     if (pid == 0)
         spawn_exec(c);
-    /* From here on: no exit, no allocation (see the top of this file). */
+    /* From here on: no exit, no allocation but started()'s (see the top of
+     * this file). */
     if (c->started)
         c->started(pid, c->ctx);
     /* The init outlives everything; it must not keep a mount busy. */
