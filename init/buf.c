@@ -20,9 +20,9 @@ static bool reserve(struct buf *b, size_t need)
     if (need <= b->cap)
         return true;
     size_t c = b->cap ? b->cap : 8;
-    while (c < need)
-        c *= 2;
-    char *q = try_realloc(b->data, c);
+    while (c < need && c)
+        c *= 2; /* 0 once past SIZE_MAX: realloc(0) is not that */
+    char *q = c ? try_realloc(b->data, c) : NULL;
     if (!q) {
         b->failed = true;
         return false;

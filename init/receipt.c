@@ -160,7 +160,7 @@ void receipt_seal(struct receipt *rc)
         struct receipt_rec e;
         memcpy(&e, r, sizeof e);
         if (!(e.ctime_s < now.tv_sec || (e.ctime_s == now.tv_sec && e.ctime_ns < now.tv_nsec))) {
-            log_debug("receipt: none: %s changed within this clock tick", p);
+            log_debug("receipt: %s: too recent", p);
             return;
         }
     }
