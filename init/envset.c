@@ -54,9 +54,17 @@ static struct var *add(struct envset *s, const char *key, const char *value, int
 static void take_environment(struct envset *s, char *const *envp, size_t extra,
                              const struct known_names *k, struct diag *d)
 {
-    size_t n = 0;
+    /* What stays (the keys, the set) is taken before the index that sorts
+     * them, which goes last and so gives its room straight back (mem.c):
+     * a start's region then fits in two pages. The keys need a NUL the
+     * inherited strings do not have there: one buffer holds them all,
+     * rather than a copy per variable. */
+    size_t n = 0, kbytes = 1;
     while (envp && envp[n])
-        n++;
+        kbytes += strcspn(envp[n++], "=") + 1;
+    char *k_at = s->keys = xmalloc(kbytes);
+    s->cap = n + extra;
+    s->v = xmalloc((s->cap ? s->cap : 1) * sizeof s->v[0]);
     struct inherited *ix = xmalloc(n * sizeof *ix);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -68,14 +76,6 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
         ix[m++] = (struct inherited){ envp[i], (size_t)(eq - envp[i]) };
     }
     sort(ix, m, sizeof *ix, cmp_inherited);
-    /* The keys need a NUL the inherited strings do not have there: one
-     * buffer holds them all, rather than a copy per variable. */
-    size_t kbytes = 0;
-    for (size_t i = 0; i < m; i++)
-        kbytes += ix[i].keylen + 1;
-    char *k_at = s->keys = xmalloc(kbytes ? kbytes : 1);
-    s->cap = m + extra;
-    s->v = xmalloc((s->cap ? s->cap : 1) * sizeof s->v[0]);
     for (size_t i = 0; i < m; i++) {
         size_t j = i;
         while (j + 1 < m && ix[j + 1].keylen == ix[i].keylen &&
