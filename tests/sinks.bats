@@ -941,13 +941,25 @@ receipt_made() {
 
 @test "receipt: a file changed in place, same size and mtime set back, is read and put right" {
     receipt_made
-    cp "$ROOT/etc/environment" "$TMP/environment.want"
-    # One byte of the block changed, the size kept, the mtime set back: only
-    # the ctime (which no one can set back) tells.
-    sed -i 's/NCCL_ALGO=Ring/NCCL_ALGO=Rong/' "$ROOT/etc/environment"
+    cp -p "$ROOT/etc/environment" "$TMP/environment.want" # its mtime too
+    # One byte of the block changed in place (the same inode), the size
+    # kept, the mtime set back: only the ctime (which no one can set back)
+    # tells.
+    local ino
+    ino=$(stat -c %i "$ROOT/etc/environment")
+    python3 - "$ROOT/etc/environment" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    data = f.read()
+    at = data.index(b"NCCL_ALGO=Ring") + len("NCCL_ALGO=R")
+    f.seek(at)
+    f.write(b"o")
+PY
     touch -r "$TMP/environment.want" "$ROOT/etc/environment"
+    [ "$(stat -c %i "$ROOT/etc/environment")" = "$ino" ]
     [ "$(stat -c %s "$ROOT/etc/environment")" = "$(stat -c %s "$TMP/environment.want")" ]
-    ! cmp -s "$ROOT/etc/environment" "$TMP/environment.want"
+    [ "$(stat -c %Y.%y "$ROOT/etc/environment")" = "$(stat -c %Y.%y "$TMP/environment.want")" ]
+    grep -qx NCCL_ALGO=Rong "$ROOT/etc/environment"
     run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
         --sinks "$SINKS" -- true
     assert_success
