@@ -603,8 +603,8 @@ void record_receipt_prepare(struct sink_report *r)
 {
     /* A sink that failed or wrote leaves the receipt unsettled already;
      * a python one fails outside it. */
-    if (r->failures == 0 && !r->record_failed)
-        receipt_seal(&r->receipt);
+    if (r->receipt_path && r->failures == 0 && !r->record_failed)
+        receipt_seal(&r->receipt); /* none without the record: nowhere to keep it */
 }
 
 void record_receipt_commit(const struct sink_report *r)
