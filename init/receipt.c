@@ -1,9 +1,9 @@
 /* The receipt (receipt.h says what it vouches for, and when).
  *
  * Its file is nccl-init's own and read by nothing else: a first line,
- * "nccl-init receipt 1", the material's length (a size_t) and bytes, then
+ * "nccl-init receipt 2", the material's length (a size_t) and bytes, then
  * the entries, each a struct receipt_rec in this machine's byte order
- * followed by its path. The record an entry keeps is made by one function,
+ * followed by its path and the path's NUL. The record an entry keeps is made by one function,
  * rec(), from an lstat, when it is vouched for and when it is checked: a
  * restart compares the two with memcmp, field for field as they were. */
 #include "receipt.h"
@@ -22,37 +22,30 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC "nccl-init receipt 1\n"
+#define MAGIC "nccl-init receipt 2\n"
 #define RECEIPT_MAX (1 << 20)
 
 struct receipt_rec {
-    uint32_t kind; /* 'f' a file, 'd' a directory */
-    uint32_t path_len;
-    uint64_t dev, ino, mode, uid, gid;
-    /* a file's only: zero for a directory, whose times change with every
-     * name made or removed in it */
-    uint64_t size;
+    uint64_t path_len; /* with its NUL */
+    uint64_t dev, ino, mode, uid, gid, size;
     int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
 };
 
-static void rec(struct receipt_rec *r, char kind, size_t path_len, const struct stat *st)
+static void rec(struct receipt_rec *r, size_t path_len, const struct stat *st)
 {
     *r = (struct receipt_rec){
-        .kind = (uint32_t)kind,
-        .path_len = (uint32_t)path_len,
+        .path_len = path_len,
         .dev = st->st_dev,
         .ino = st->st_ino,
         .mode = st->st_mode,
         .uid = st->st_uid,
         .gid = st->st_gid,
+        .size = (uint64_t)st->st_size,
+        .mtime_s = st->st_mtim.tv_sec,
+        .mtime_ns = st->st_mtim.tv_nsec,
+        .ctime_s = st->st_ctim.tv_sec,
+        .ctime_ns = st->st_ctim.tv_nsec,
     };
-    if (kind == 'f') {
-        r->size = (uint64_t)st->st_size;
-        r->mtime_s = st->st_mtim.tv_sec;
-        r->mtime_ns = st->st_mtim.tv_nsec;
-        r->ctime_s = st->st_ctim.tv_sec;
-        r->ctime_ns = st->st_ctim.tv_nsec;
-    }
 }
 
 void receipt_material(struct receipt *rc, const char *sink, const char *path, const char *text,
@@ -76,31 +69,31 @@ static const struct receipt_rec *next(const char *data, size_t len, size_t *at,
     if (len - *at < sizeof r)
         return NULL;
     memcpy(&r, data + *at, sizeof r);
-    if (r.path_len == 0 || len - *at - sizeof r < r.path_len)
-        return NULL;
+    if (r.path_len == 0 || len - *at - sizeof r < r.path_len ||
+        strlen(data + *at + sizeof r) != r.path_len - 1)
+        return NULL; /* not one NUL-terminated path */
     const struct receipt_rec *p = (const void *)(data + *at);
     *path = data + *at + sizeof r;
     *at += sizeof r + r.path_len;
     return p;
 }
 
-static void add(struct receipt *rc, char kind, const char *path, size_t n, const struct stat *st)
+void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st)
 {
     struct receipt_rec r;
-    rec(&r, kind, n, st);
+    size_t n = strlen(path) + 1;
+    rec(&r, n, st);
     buf_add(&rc->entries, &r, sizeof r);
     buf_add(&rc->entries, path, n);
 }
 
-void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st)
-{
-    add(rc, 'f', path, strlen(path), st);
-}
-
 bool receipt_check(struct receipt *rc, const char *path)
 {
-    /* No link at the receipt itself; its directories are entries of its
-     * own (profile.env's), checked below without following a link. */
+    /* No link at the receipt itself. Its directory is the record's, made
+     * 0755 by root and refused by every write of the record when anyone
+     * else could change it (walk.h): only root can put a receipt there,
+     * and one that is stale but nccl-init's still tells the truth about
+     * the files it names. */
     int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
         return false;
@@ -126,15 +119,10 @@ bool receipt_check(struct receipt *rc, const char *path)
         struct stat st;
         if (ok) {
             memcpy(&want, r, sizeof want);
-            /* The path ends where the next entry begins: a NUL goes there
-             * now, the bytes read are this function's to change. */
-            char save = text[at];
-            text[at] = '\0';
-            ok = strlen(p) == want.path_len && fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
-            text[at] = save;
+            ok = fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
         }
         if (ok) {
-            rec(&now, (char)want.kind, want.path_len, &st);
+            rec(&now, want.path_len, &st);
             ok = memcmp(&now, &want, sizeof now) == 0;
         }
     }

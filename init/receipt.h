@@ -1,5 +1,5 @@
 /* The receipt: what the last start found already current, so that a
- * restart can tell with one fstatat per file, instead of a walk, an open
+ * restart can tell with one lstat per file, instead of a walk, an open
  * and a read, that /etc/environment, the nccl.conf block and the record's
  * profile.env are still exactly what this start would make of them.
  *
@@ -10,11 +10,9 @@
  *    restart renders again and compares bytes, so a new profile, another
  *    NCCL_CONF_FILE or a new nccl-init that renders otherwise misses;
  *  - per file, its identity when it was last read and found current:
- *    device, inode, size, mtime and ctime. Any write to a file, a rename
- *    over it or a touch changes its ctime, which no one can set back;
- *  - per directory that a write walks (walk.h), its device, inode, owner,
- *    group and mode: a directory that the walk would now refuse, or a link
- *    put in its place, misses.
+ *    device, inode, mode, owner, group, size, mtime and ctime. Any write to
+ *    a file, a rename over it, a chmod, a chown or a touch changes its
+ *    ctime, which no one can set back.
  *
  * A file is vouched for only as read (the fstat of the descriptor its
  * content was read through, taken before the read), never as written: a
@@ -26,7 +24,9 @@
  *
  * The Python hook is not covered: what it should hold depends on files the
  * receipt does not see (a sitecustomize it chains to, Debian's link, the
- * interpreter found), so it is read and compared on every start. */
+ * interpreter found), so it is read and compared on every start. Nor are
+ * the directories above the files: a hit writes nothing, and a directory
+ * that the walk would now refuse (walk.h) is refused at the next write. */
 #ifndef NCCL_INIT_RECEIPT_H
 #define NCCL_INIT_RECEIPT_H
 
@@ -50,18 +50,13 @@ void receipt_material(struct receipt *rc, const char *sink, const char *path, co
                       size_t len);
 
 /* Whether the receipt at path vouches for rc's material: same material,
- * and every file and directory it names as it was. Reads nothing else;
+ * and every file it names as it was. Reads nothing else;
  * any doubt (missing, damaged, another version) is a miss. */
 bool receipt_check(struct receipt *rc, const char *path);
 
 /* A covered file found current, with st from the descriptor it was read
  * through (a regular file: target_read and atomic_write refuse others). */
 void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st);
-
-/* The directories a write to path walks (path[0..root_len) is --root, not
- * walked): each looked at now, and a directory that the walk would refuse
- * unsettles the receipt. */
-void receipt_vouch_dirs(struct receipt *rc, const char *path, size_t root_len);
 
 /* Before the fork: the receipt's file, into rc->text, when it is settled
  * and the files in it are older than the clock. */

@@ -459,9 +459,8 @@ static bool make_record_dir(struct sink_report *r, const char *dir, size_t root_
     return e == 0;
 }
 
-void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s)
+void record_env(struct sink_report *r, const struct sink_options *o)
 {
-    (void)s; /* rendered by sinks_write, once: its warnings are said once */
     if (!(o->mask & SINK_RECORD))
         return;
     const char *path = r->record_path;

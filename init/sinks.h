@@ -68,7 +68,7 @@ char *sink_record_path(const char *root);
 
 /* Before the start: /run/nccl-init/profile.env, the resolved set (as
  * sinks_write rendered it). */
-void record_env(struct sink_report *r, const struct sink_options *o, const struct envset *s);
+void record_env(struct sink_report *r, const struct sink_options *o);
 /* /run/nccl-init/state.json, with every sink's outcome and the child's
  * pid. Prepared before the fork (its path: nothing that can fail is left
  * for later), rendered and written after it, while the child already runs:

@@ -1,6 +1,5 @@
 #include "walk.h"
 #include "buf.h"
-#include "mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,12 +36,6 @@ static bool dir_trusted(const struct stat *st, size_t len, struct refusal *why)
         why->n = st->st_mode & 07777;
     }
     return why->kind == REFUSED_NOTHING;
-}
-
-bool walk_trusts(const struct stat *st)
-{
-    struct refusal why;
-    return dir_trusted(st, 0, &why);
 }
 
 /* Checks the directory (or link) that fd, an O_PATH descriptor, names. */

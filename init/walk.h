@@ -8,9 +8,6 @@
 
 #include "buf.h"
 
-#include <stdbool.h>
-#include <sys/stat.h>
-
 #include <stddef.h>
 
 enum refusal_kind {
@@ -42,11 +39,6 @@ struct refusal {
  * with *why set. Allocates nothing:
  * the record's state.json is written after the fork. */
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why);
-
-/* Whether walk_parent() would go through a directory with this lstat:
- * not a link, owned by root (or by us, not as root), and writable by no
- * one else unless sticky. */
-bool walk_trusts(const struct stat *st);
 
 /* Gives back what walk_parent() returned. */
 void walk_release(int fd);
