@@ -939,6 +939,33 @@ receipt_made() {
     cmp "$ROOT/etc/environment" "$TMP/environment.before"
 }
 
+@test "receipt: as PID 1 (the child is pid 2 again), a restart reads state.json once, no walk; a changed one is put right" {
+    need_strace
+    unshare --pid --fork true 2>/dev/null || skip "no PID namespaces here"
+    receipt_made
+    pid1_start() { unshare --pid --fork "$@" "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true; }
+    pid1_start # the record is written for pid 2
+    grep -qE '"child_pid": 2,$' "$ROOT/run/nccl-init/state.json"
+    cp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
+    local ino
+    ino=$(stat -c %i "$ROOT/run/nccl-init/state.json")
+    # The same start again: one open of state.json by its path, a read,
+    # and nothing else (no walk to its directory, no temporary, no rename).
+    run strace -f -qq -o "$TMP/trace" -e trace=openat,open,rename,renameat,renameat2 \
+        unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+        --sinks "$SINKS" -- true
+    assert_success
+    [ "$(grep -c 'state\.json' "$TMP/trace")" = 1 ]
+    grep -q "openat(AT_FDCWD, \"$ROOT/run/nccl-init/state.json\", O_RDONLY" "$TMP/trace"
+    ! grep -qE 'rename|"nccl-init", O_RDONLY\|O_LARGEFILE\|O_NOFOLLOW\|O_CLOEXEC\|O_DIRECTORY' "$TMP/trace"
+    [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" = "$ino" ]
+    # A record that differs (here one byte more) is written again, whole.
+    echo >>"$ROOT/run/nccl-init/state.json"
+    pid1_start
+    cmp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
+    [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" != "$ino" ]
+}
+
 @test "receipt: a file changed in place, same size and mtime set back, is read and put right" {
     receipt_made
     cp -p "$ROOT/etc/environment" "$TMP/environment.want" # its mtime too
