@@ -101,13 +101,15 @@ char *path_join(const char *a, const char *b)
         la--;
     while (*b == '/')
         b++;
-    struct buf r = { 0 };
-    buf_add(&r, a, la);
+    /* One allocation, as long as both and a '/': collapsing only shortens. */
+    size_t lb = strlen(b);
+    char *s = xmalloc(la + lb + 2), *w = s;
+    memcpy(s, a, la);
+    size_t at = la;
     if (!(la == 1 && a[0] == '/'))
-        buf_add(&r, "/", 1);
-    buf_str(&r, b);
+        s[at++] = '/';
+    memcpy(s + at, b, lb + 1);
     /* Collapse in place; base is where the first component starts. */
-    char *s = r.data, *w = s;
     size_t base = *s == '/';
     w += base;
     for (char *p = s + base; *p;) {

@@ -29,11 +29,21 @@
     { V_INT, ct, below, above, fl, st, asl, ash, lo, hi, spl, sph, 0, txt }
 #define STRING(fl, txt) { V_STRING, 0, 0, 0, fl, 0, 0, 0, 0, 0, NONE, 0, txt }
 
-/* The rules' texts and token lists, one NUL-terminated string each in one
- * array, named S_<the rule they were written for> (rules share some). The
- * rules hold their index: a pointer in a table costs a static-pie binary a
- * 24-byte relocation besides the 8-byte pointer, and these were 73. */
+/* The rules' token lists, then their texts (rule_string says why), one
+ * NUL-terminated string each in one array, named S_<the rule they were
+ * written for> (rules share some). The rules hold their index: a pointer
+ * in a table costs a static-pie binary a 24-byte relocation besides the
+ * 8-byte pointer, and these were 73. */
 #define STRINGS(X) \
+    X(S_PROTO_TOKENS, "LL,LL128,Simple") \
+    X(S_ALGO_TOKENS, "Tree,Ring,CollNetDirect,CollNetChain,NVLS,NVLSTree,PAT") \
+    X(S_LEVEL_TOKENS, "LOC,NVL,NVB,C2C,PIX,PXB,P2C,PXN,PHB,SYS") \
+    X(S_DEBUG_TOKENS, "VERSION,WARN,INFO,ABORT,TRACE") \
+    X(S_SUBSYS_TOKENS, "INIT,COLL,P2P,SHM,NET,GRAPH,TUNING,ENV,ALLOC,CALL,PROXY,NVLS,BOOTSTRAP," \
+      "REG,PROFILE,RAS,ALL") \
+    X(S_TS_LEVELS_TOKENS, "ALL,VERSION,WARN,INFO,ABORT,TRACE") \
+    X(S_FAMILY_TOKENS, "AF_INET,AF_INET6") \
+    X(S_LAUNCH_MODE_TOKENS, "GROUP,PARALLEL") \
     X(S_UNREAD, "NCCL " NCCL_TABLE_VERSION " declares it but never reads it: it has no effect") \
     X(S_SIZE_I32, "NCCL takes it as a size or count: zero or less breaks the transfers") \
     X(S_SWITCH_ONE, "only 1 turns it on: NCCL reads every other value as 0 (off)") \
@@ -75,17 +85,10 @@
     X(S_SIGNAL, "not a signal number: signal() fails and no handler is installed") \
     X(S_NVLSTREE_CHUNK, "NCCL would cap NVLS tree chunks at zero or less") \
     X(S_CARVEOUT, "CUDA takes -1 or a percentage: setting the kernel attribute fails") \
-    X(S_PROTO_TOKENS, "LL,LL128,Simple") \
     X(S_PROTO, "communicator init fails with ncclInvalidUsage") \
-    X(S_ALGO_TOKENS, "Tree,Ring,CollNetDirect,CollNetChain,NVLS,NVLSTree,PAT") \
-    X(S_LEVEL_TOKENS, "LOC,NVL,NVB,C2C,PIX,PXB,P2C,PXN,PHB,SYS") \
     X(S_LEVEL, "NCCL ignores it without a word") \
-    X(S_DEBUG_TOKENS, "VERSION,WARN,INFO,ABORT,TRACE") \
     X(S_DEBUG, "NCCL logs nothing, without a word") \
-    X(S_SUBSYS_TOKENS, "INIT,COLL,P2P,SHM,NET,GRAPH,TUNING,ENV,ALLOC,CALL,PROXY,NVLS,BOOTSTRAP," \
-      "REG,PROFILE,RAS,ALL") \
     X(S_SUBSYS, "NCCL's mask is then 0: it prints nothing, not even warnings") \
-    X(S_TS_LEVELS_TOKENS, "ALL,VERSION,WARN,INFO,ABORT,TRACE") \
     X(S_TS_LEVELS, "NCCL then timestamps no line (unset: warnings)") \
     X(S_TS_FORMAT, "NCCL then puts no timestamp on any line") \
     X(S_NET, "no network is called \"\": communicator init fails") \
@@ -95,10 +98,8 @@
     X(S_COMM_ID, "not an address: ncclGetUniqueId fails") \
     X(S_IFNAME, "NCCL ignores a value shorter than 2 bytes and picks an interface " \
       "itself") \
-    X(S_FAMILY_TOKENS, "AF_INET,AF_INET6") \
     X(S_FAMILY, "NCCL ignores it and takes the first address family it finds") \
     X(S_IB_FAMILY, "NCCL uses AF_INET without a word") \
-    X(S_LAUNCH_MODE_TOKENS, "GROUP,PARALLEL") \
     X(S_LAUNCH_MODE, "NCCL uses PARALLEL without a word") \
     X(S_TOPO_FILE, "NCCL opens no topology file, not even its default one") \
     X(S_GRAPH_FILE, "NCCL cannot open a file named \"\": communicator init fails") \
@@ -112,17 +113,20 @@ enum { S_NONE, STRINGS(S_ID) S_COUNT };
 static const char rule_strings[] = STRINGS(S_TEXT);
 _Static_assert(S_COUNT <= 256, "the rules keep a string's index in a byte");
 
-/* The index-th string (1-based), or NULL for 0. The offsets are found in
- * one pass on first use: a walk per call cost a variable's validation
- * some 80 strlen() calls, a fifth of the instructions of a start. */
+/* The index-th string (1-based), or NULL for 0. Each offset is found once,
+ * on demand, and only as far as the index asked for: the token lists come
+ * first (STRINGS), so judging a value walks them alone, and a rule's text,
+ * wanted only for a finding, walks on from there. Every offset found on
+ * the first use cost each start 66 strlen() calls over 5 KB; a walk per
+ * call cost some 80 per variable. */
 static const char *rule_string(unsigned index)
 {
-    static START_DATA unsigned short at[S_COUNT];
+    static START_DATA unsigned short at[S_COUNT]; /* at[1] = 0 */
+    static START_DATA unsigned known = 1;         /* at[1..known] are found */
     if (!index)
         return 0;
-    if (!at[S_COUNT - 1])
-        for (unsigned i = 1, o = 0; i < S_COUNT; o += (unsigned)strlen(rule_strings + o) + 1)
-            at[i++] = (unsigned short)o;
+    for (; known < index; known++)
+        at[known + 1] = (unsigned short)(at[known] + strlen(rule_strings + at[known]) + 1);
     return rule_strings + at[index];
 }
 

@@ -426,7 +426,9 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
                     s ? envset_get(s, "PATH") : getenv("PATH"));
         if (homes.n == 0)
             log_info("sink python: no Python interpreter found");
-        char *record = sink_record_path(o->root);
+        /* The record's path goes into each hook: worked out (a getcwd for a
+         * relative --root) only when there is one to write. */
+        char *record = homes.n ? sink_record_path(o->root) : NULL;
         for (size_t i = 0; i < homes.n; i++)
             write_python(r, &homes.v[i], s, record);
         xfree(record);

@@ -569,10 +569,12 @@ static void judge_string(struct judge *j)
 }
 
 /* The judgement of one value: the reading, and the findings when d is set. */
-static void judge(const struct entry *e, int sev, struct diag *d, struct nccl_reading *out)
+/* rule: nccl_param_rule(e->key), which the caller has looked up already. */
+static void judge(const struct entry *e, int rule, int sev, struct diag *d,
+                  struct nccl_reading *out)
 {
     memset(out, 0, sizeof *out);
-    out->rule = nccl_param_rule(e->key);
+    out->rule = rule;
     if (out->rule < 0)
         return;
     struct judge j = { e, &value_rules[out->rule], sev, d, out, false };
@@ -605,7 +607,7 @@ static void judge(const struct entry *e, int sev, struct diag *d, struct nccl_re
 void nccl_read(const char *key, const char *value, struct nccl_reading *r)
 {
     struct entry e = { key, value, "", 0, "" };
-    judge(&e, DIAG_ERROR, NULL, r);
+    judge(&e, nccl_param_rule(key), DIAG_ERROR, NULL, r);
 }
 
 void nccl_reading_json(struct buf *b, const char *key, const char *value)
@@ -726,12 +728,15 @@ void validate_entry(const struct entry *e, const struct known_names *k, int sev,
              "%s: the %s is %zu bytes; NCCL's nccl.conf reader keeps only %d, so the nccl-conf "
              "sink leaves it out", e->key, kl > NCCL_CONF_MAX ? "name" : "value",
              kl > NCCL_CONF_MAX ? kl : vl, NCCL_CONF_MAX);
-    if (!known_names_has(k, e->key)) {
+    /* One lookup in the built-in table, for both questions: is the name
+     * known (to the library given with --nccl-lib, if any), and its rule. */
+    int rule = nccl_param_rule(e->key);
+    if (k && k->names ? !known_names_has(k, e->key) : rule < 0) {
         suggest(e, k, d);
         return;
     }
     struct nccl_reading r;
-    judge(e, sev, d, &r); /* a name only the given library knows: no rule, no finding */
+    judge(e, rule, sev, d, &r); /* a name only the given library knows: no rule, no finding */
 }
 
 /* ---- combinations ---- */
