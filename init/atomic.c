@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "fileio.h"
 #include "mem.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -53,7 +54,7 @@ static bool same_content(int dfd, const char *name, const char *data, size_t len
             same = n == 0 && at == len;
             break;
         }
-        if ((size_t)n > len - at || memcmp(chunk, data + at, (size_t)n) != 0) {
+        if ((size_t)n > len - at || !same_bytes(chunk, data + at, (size_t)n)) {
             same = false;
             break;
         }

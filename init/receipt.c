@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "mem.h"
+#include "text.h"
 #include "walk.h"
 
 #include <errno.h>
@@ -108,7 +109,7 @@ bool receipt_check(struct receipt *rc, const char *path)
     if (ok) {
         memcpy(&mlen, text + sizeof MAGIC - 1, sizeof mlen);
         ok = mlen == rc->material.len && len - head >= mlen &&
-             memcmp(text + head, rc->material.data, mlen) == 0;
+             same_bytes(text + head, rc->material.data, mlen);
     }
     size_t at = head + (ok ? mlen : 0);
     const char *p;

@@ -165,7 +165,7 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     }
     if (k == 2) {
         e = unlink_target(t, 0);
-    } else if (!k || (out.len == oldlen && memcmp(out.data, old, oldlen) == 0)) {
+    } else if (!k || (out.len == oldlen && same_bytes(out.data, old, oldlen))) {
         e = 1; /* no block to take out, or the block as it is */
     } else {
         e = atomic_write(t, out.data ? out.data : "", out.len);
@@ -575,7 +575,7 @@ static bool file_holds(const char *path, const struct buf *b)
     char *have = try_realloc(NULL, b->len + 1);
     ssize_t n = have ? read(fd, have, b->len + 1) : -1;
     close(fd);
-    bool same = n == (ssize_t)b->len && memcmp(have, b->data, b->len) == 0;
+    bool same = n == (ssize_t)b->len && same_bytes(have, b->data, b->len);
     xfree(have);
     return same;
 }

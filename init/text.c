@@ -41,6 +41,22 @@ bool parse_c_integer(const char *s, long long *out)
     return true;
 }
 
+bool same_bytes(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (; n >= 8; x += 8, y += 8, n -= 8) {
+        uint64_t u, v;
+        memcpy(&u, x, 8);
+        memcpy(&v, y, 8);
+        if (u != v)
+            return false;
+    }
+    while (n--)
+        if (*x++ != *y++)
+            return false;
+    return true;
+}
+
 const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn)
 {
     const char *h = hay, *end = h + hn;
@@ -139,8 +155,10 @@ void json_string(struct buf *b, const char *s)
         } else {
             /* A run of characters that stand as they are, added at once. */
             size_t at = i, l;
+            /* ASCII inline: a call per character was most of a state.json's
+             * rendering after the fork. */
             while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20 && p[i] != 0x7f &&
-                   (l = utf8_seq_len(p + i, n - i)))
+                   (p[i] < 0x80 ? (l = 1) : (l = utf8_seq_len(p + i, n - i))))
                 i += l;
             buf_add(b, p + at, i - at);
             if (at == i) {
