@@ -281,7 +281,10 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
 {
     /* Not PID 1: adopt orphaned descendants, so that they are reaped and
      * stopped here and not by whoever is PID 1 outside. */
-    pid_t self = getpid();
+    /* gettid(), not getpid(): the init has one thread, whose id is its
+     * pid, and musl keeps it from the start (set_tid_address), so asking
+     * costs no system call. */
+    pid_t self = gettid();
     if (self != 1)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     int sfd = signalfd(-1, &c->sig->taken, SFD_CLOEXEC | SFD_NONBLOCK);
