@@ -124,6 +124,10 @@ struct run_state {
 static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;
+    /* The child's environment was the last thing allocated: given back
+     * first, its room takes the record's text, on pages already touched. */
+    xfree(st->envp);
+    st->envp = NULL;
     record_state_commit(&st->state, pid);
     record_receipt_commit(&st->report);
     record_state_free(&st->state);

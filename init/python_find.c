@@ -241,12 +241,14 @@ void python_find(struct python_homes *out, const char *root, const char *const *
     const char *r = root ? root : "";
     for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
         struct buf b = { 0 };
-        buf_printf(&b, "%s%s", r, prefixes[i]);
+        buf_str(&b, r);
+        buf_str(&b, prefixes[i]);
         scan_prefix(out, r, b.data);
         buf_free(&b);
     }
     struct buf envs = { 0 };
-    buf_printf(&envs, "%s/opt/conda/envs", r);
+    buf_str(&envs, r);
+    buf_str(&envs, "/opt/conda/envs");
     DIR *d = opendir(envs.data);
     struct dirent *e;
     while (d && (e = readdir(d))) {

@@ -21,6 +21,11 @@
 #define RECORD_ENV NCCL_INIT_RECORD
 #define RECORD_STATE "/run/nccl-init/state.json"
 #define RECORD_RECEIPT "/run/nccl-init/receipt"
+/* What the receipt's key says made the files: the Makefile passes a digest
+ * of init/'s sources, so that a build that renders otherwise misses. */
+#ifndef NCCL_INIT_BUILD
+#define NCCL_INIT_BUILD "unknown"
+#endif
 
 static const char sink_names[][16] = { "etc-environment", "python", "nccl-conf", "record" };
 
@@ -366,21 +371,21 @@ char *sink_record_path(const char *root)
 
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
-    /* The two files with a block, each rendered once: its warnings are
-     * said once, and the block is the receipt's material. */
+    /* The two files with a block. Each is rendered once (its warnings
+     * said once), and only to be compared or written: on a receipt's hit
+     * no text is needed at all. */
     struct {
         const char *sink;
         char *path;
         size_t root_len;
+        void (*format)(struct buf *, const struct envset *, skip_fn *);
         struct buf body;
     } c[2] = { { 0 } };
     size_t n = 0;
     if (o->mask & SINK_ETC_ENVIRONMENT) {
         c[n].sink = "etc-environment";
         c[n].path = rooted(o, "/etc/environment", &c[n].root_len);
-        if (s)
-            format_etc_environment(&c[n].body, s, skipped_value);
-        n++;
+        c[n++].format = format_etc_environment;
     }
     if (o->mask & SINK_NCCL_CONF) {
         /* NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf (home from getpwuid)
@@ -394,27 +399,29 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         c[n].path = cf && *cf ? xstrdup(cf) : rooted(o, "/etc/nccl.conf", &c[n].root_len);
         if (cf && *cf && s)
             log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", cf);
-        if (s)
-            format_nccl_conf(&c[n].body, s, skipped_value);
-        n++;
+        c[n++].format = format_nccl_conf;
     }
     /* The record's profile.env is covered too, and the receipt lives
-     * beside it: without the record there is nowhere to keep one. */
+     * beside it: without the record there is nowhere to keep one. Its key
+     * is what the covered files are made of (receipt.h): this build, each
+     * file's sink and path, and the variables the sinks carry. */
     if (s && (o->mask & SINK_RECORD)) {
-        for (size_t i = 0; i < n; i++) {
-            struct buf block = { 0 };
-            block_wrap(&block, c[i].body.data ? c[i].body.data : "");
-            receipt_material(&r->receipt, c[i].sink, c[i].path, block.data, block.len);
-            buf_free(&block);
-        }
+        struct receipt *rc = &r->receipt;
+        receipt_material(rc, "build", NCCL_INIT_BUILD, "", 0);
         r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
-        format_env_file(&r->record_text, s, skipped_value);
-        receipt_material(&r->receipt, "record", r->record_path,
-                         r->record_text.data ? r->record_text.data : "", r->record_text.len);
+        for (size_t i = 0; i <= n; i++)
+            receipt_material(rc, i < n ? c[i].sink : "record", i < n ? c[i].path : r->record_path,
+                             "", 0);
+        for (size_t i = 0; i < s->n; i++)
+            if (sink_carries(&s->v[i]))
+                receipt_material(rc, s->v[i].key, s->v[i].value, "", 0);
         r->receipt_path = rooted(o, RECORD_RECEIPT, &r->receipt_root_len);
-        receipt_check(&r->receipt, r->receipt_path);
+        if (!receipt_check(rc, r->receipt_path))
+            format_env_file(&r->record_text, s, skipped_value);
     }
     for (size_t i = 0; i < n; i++) {
+        if (s && !r->receipt.hit)
+            c[i].format(&c[i].body, s, skipped_value);
         write_simple(r, c[i].sink, c[i].path, c[i].root_len,
                      s ? c[i].body.data ? c[i].body.data : "" : NULL);
         buf_free(&c[i].body);
@@ -559,25 +566,30 @@ static void state_text(struct buf *b, const struct record_state *rs, pid_t child
     buf_str(b, "\n  ]\n}\n");
 }
 
-/* Whether the file at path holds exactly b's text: one open and one read
- * into a soft allocation, where the walk to it (walk.h) is a dozen system
- * calls. Read only, through the same trust as the receipt itself (see
+/* Whether the file at path holds exactly b's text: one open and a few
+ * reads into a small buffer on the stack, where the walk to it (walk.h) is
+ * a dozen system calls, and a buffer from the allocator a fresh page after
+ * the fork. Read only, through the same trust as the receipt itself (see
  * receipt_check): only root can put a file in the record's directory. A
- * regular file is read whole up to the count asked (signals are blocked),
- * so a read of one byte more than the text that returns the text's length
- * ends at the file's end; anything else (a FIFO, a longer or shorter file,
- * no memory) is "not the same", and the walk decides. */
+ * regular file reads whole up to the count asked (signals are blocked),
+ * so a short read is its end; anything else (a FIFO, a longer or shorter
+ * file) is "not the same", and the walk decides. */
 static bool file_holds(const char *path, const struct buf *b)
 {
     int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
         return false;
-    char *have = try_realloc(NULL, b->len + 1);
-    ssize_t n = have ? read(fd, have, b->len + 1) : -1;
+    char chunk[512];
+    size_t at = 0;
+    ssize_t n;
+    bool same = true;
+    do {
+        n = read(fd, chunk, sizeof chunk);
+        same = n >= 0 && (size_t)n <= b->len - at && same_bytes(chunk, b->data + at, (size_t)n);
+        at += same ? (size_t)n : 0;
+    } while (same && n == (ssize_t)sizeof chunk);
     close(fd);
-    bool same = n == (ssize_t)b->len && same_bytes(have, b->data, b->len);
-    xfree(have);
-    return same;
+    return same && at == b->len;
 }
 
 void record_state_commit(struct record_state *rs, pid_t child)
