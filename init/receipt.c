@@ -1,7 +1,7 @@
 /* The receipt (receipt.h says what it vouches for, and when).
  *
  * Its file is nccl-init's own and read by nothing else: a first line,
- * "nccl-init receipt 2", the material's length (a size_t) and bytes, then
+ * "nccl-init receipt 3", the key's length (a size_t) and bytes, then
  * the entries, each a struct receipt_rec in this machine's byte order
  * followed by its path and the path's NUL. The record an entry keeps is made by one function,
  * rec(), from an lstat, when it is vouched for and when it is checked: a
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC "nccl-init receipt 2\n"
+#define MAGIC "nccl-init receipt 3\n"
 
 struct receipt_rec {
     uint64_t path_len; /* with its NUL */

@@ -5,10 +5,15 @@
  *
  * It is /run/nccl-init/receipt, nccl-init's own file, beside state.json.
  * It holds
- *  - the material: every covered sink's name, path and the very text this
- *    start renders for it (the wrapped block, or profile.env whole); a
- *    restart renders again and compares bytes, so a new profile, another
- *    NCCL_CONF_FILE or a new nccl-init that renders otherwise misses;
+ *  - the key ("material" below): what the covered files are made of, as
+ *    C strings: the build (a digest of init/'s sources, from the Makefile),
+ *    each covered sink's name and path, and every variable the sinks carry,
+ *    name and value. The blocks and profile.env are functions of these
+ *    alone (sink_formats.c), so a restart compares the key and renders
+ *    nothing on a hit; a new profile value, another NCCL_CONF_FILE, another
+ *    --sinks or another build misses. (Format 2 held the rendered texts;
+ *    rendering them cost a restart some 10 µs.) A value a sink leaves out
+ *    is warned about when the files are read and written, not on a hit;
  *  - per file, its identity when it was last read and found current:
  *    device, inode, mode, owner, group, size, mtime and ctime. Any write to
  *    a file, a rename over it, a chmod, a chown or a touch changes its
