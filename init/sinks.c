@@ -69,11 +69,17 @@ static size_t root_len_in(const char *full, const char *root)
     return in ? n : 0;
 }
 
-/* path under --root, and in *root_len how much of it is the root. */
+/* path under --root, and in *root_len how much of it is the root. path
+ * is one of nccl-init's own (/etc/environment, /run/nccl-init/...):
+ * absolute, clean, without "..". path_join then puts the root, as it
+ * writes it, in front of it whole, so the root is what comes before;
+ * where the root collapses to "/" or to nothing relative ("."), that is 0,
+ * as root_len_in() says, without a second path_join for each path. */
 static char *rooted(const struct sink_options *o, const char *path, size_t *root_len)
 {
     char *p = o->root ? path_join(o->root, path) : xstrdup(path);
-    *root_len = root_len_in(p, o->root);
+    size_t lp = strlen(p), lq = strlen(path);
+    *root_len = lp > lq ? lp - lq : 0;
     return p;
 }
 
