@@ -2,11 +2,11 @@
 #include "helpers.h"
 
 struct pair {
-    int key, order; /* 8 bytes: moved as words */
+    int key, order; /* 8 bytes */
 };
 
 struct triple {
-    int key, order, pad; /* 12 bytes: moved with memcpy */
+    int key, order, pad; /* 12 bytes: not a multiple of 8 */
 };
 
 struct wide {
@@ -24,8 +24,8 @@ CMP(cmp_wide, struct wide)
 
 /* Ordered and stable on random keys, two sorted runs (the environment's
  * shape, where halves in order skip their merge) and reversed input, for
- * sizes below, at and above the insertion cut-off, and for each way an
- * item is moved. */
+ * sizes around powers of two (where the halves split evenly or not), and
+ * for items of 8, 12 and 48 bytes. */
 #define CHECK(type, cmp)                                                                       \
     do {                                                                                       \
         static type v[1000];                                                                   \
