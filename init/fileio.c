@@ -116,14 +116,16 @@ char *path_join(const char *a, const char *b)
         while (*p == '/')
             p++;
         size_t n = strcspn(p, "/");
+        bool dotdot = n == 2 && p[0] == '.' && p[1] == '.';
+        /* For a "..", the start of the last component written: a back scan
+         * per component cost a path of seven some 600 instructions. */
         char *prev = w;
-        while (prev > s + base && prev[-1] != '/')
-            prev--; /* start of the last component written */
-        bool last_is_dotdot = w - prev == 2 && prev[0] == '.' && prev[1] == '.';
+        while (dotdot && prev > s + base && prev[-1] != '/')
+            prev--;
         if (n == 0 || (n == 1 && p[0] == '.')) {
             /* nothing */
-        } else if (n == 2 && p[0] == '.' && p[1] == '.' && (w > s + base || base) &&
-                   !last_is_dotdot) {
+        } else if (dotdot && (w > s + base || base) &&
+                   !(w - prev == 2 && prev[0] == '.' && prev[1] == '.')) {
             w = prev > s + base ? prev - 1 : s + base; /* drop it (at / there is none) */
         } else {
             if (w > s + base)
