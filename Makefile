@@ -47,8 +47,13 @@ MUSL_INC := -nostdinc -isystem /usr/include/x86_64-linux-musl -isystem $(shell g
 REL_CFLAGS := $(STD) $(WARN) $(MUSL_INC) -Oz -flto -fPIE -ffunction-sections -fdata-sections \
 	-fno-asynchronous-unwind-tables -fstack-protector-strong -mgeneral-regs-only \
 	-DNCCL_INIT_BUILD='"$(BUILD_ID)"' -I$(CAPDIR)/include
+# --spare-dynamic-tags=0: GNU ld leaves five empty .dynamic slots for tools
+# that add tags after the link (prelink, patchelf); no one adds any to a
+# static-pie, and .dynamic is in the RELRO part, which must end on a page
+# boundary: 80 bytes less there are 80 more for the text before the data
+# segment (and the file) moves on by a page (README, "Size").
 REL_LDFLAGS := -static-pie -nostdlib -Oz -flto -Wl,--gc-sections -Wl,-z,relro,-z,now \
-	-Wl,-z,noexecstack -Wl,-z,noseparate-code -Wl,--build-id=none -s
+	-Wl,-z,noexecstack -Wl,-z,noseparate-code -Wl,--build-id=none -Wl,--spare-dynamic-tags=0 -s
 # No crtbeginS.o/crtendS.o: GCC's, for C++ (EH frame registration, TM
 # clones, __cxa_finalize); a C program on musl runs its constructors from
 # .init_array without them, and there are none left (scripts/libcap-musl.sh).
