@@ -58,7 +58,10 @@ REL_LDFLAGS := -static-pie -nostdlib -Oz -flto -Wl,--gc-sections -Wl,-z,relro,-z
 # clones, __cxa_finalize); a C program on musl runs its constructors from
 # .init_array without them, and there are none left (scripts/libcap-musl.sh).
 REL_START := $(MUSL)/rcrt1.o $(MUSL)/crti.o
-REL_END := -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) $(MUSL)/crtn.o
+# musl's printf without its floating-point conversions ($(BUILD)/musl/, below),
+# linked ahead of libc.a so that libc.a's own copy is never pulled in.
+MUSL_VFPRINTF := $(BUILD)/musl/vfprintf.o
+REL_END := $(MUSL_VFPRINTF) -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) $(MUSL)/crtn.o
 # Bytes, stripped: the build fails above it.
 SIZE_BUDGET := 131072
 
@@ -116,7 +119,34 @@ $(K8S_NPM_STAMP): $(K8S_NPM)/package.json $(K8S_NPM)/package-lock.json
 $(CAPDIR)/lib/libcap.a: scripts/libcap-musl.sh | $(DEPS_STAMP)
 	sh scripts/libcap-musl.sh $(CAPDIR)
 
-$(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STAMP)
+# musl's vfprintf.lo from Debian's libc.a, with its float formatter cut out.
+# printf_core hands %e %f %g %a to one static function, fmt_fp: 4692 bytes,
+# with frexpl, __fpclassifyl and __signbitl behind it, 4.9 KB of a binary
+# held to 128 KiB. nccl-init cannot reach it: init/ is compiled with
+# -mgeneral-regs-only, under which passing a double to a variadic function
+# is a compile error, and -Wformat=2 -Werror rejects a %f without one. So
+# the function's section is replaced by "mov $$-1, %eax; ret" and its
+# relocations are dropped: printf_core tests the result and takes its
+# overflow path for a negative one (in this object: test %eax,%eax; jns),
+# so a %f would make vsnprintf return -1 (EOVERFLOW), never print garbage.
+# Everything else in the object is musl's, byte for byte. The checks fail
+# the build if Debian's musl ever lays the object out otherwise.
+$(MUSL_VFPRINTF): $(MUSL)/libc.a Makefile | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	cd $(@D) && ar x $(MUSL)/libc.a vfprintf.lo
+	@readelf -SW $(@D)/vfprintf.lo | grep -q ' \.text\.fmt_fp ' && \
+		readelf -SW $(@D)/vfprintf.lo | grep -q ' \.rela\.text\.fmt_fp ' || \
+		{ echo "$(MUSL)/libc.a: vfprintf.lo has no .text.fmt_fp section to cut" >&2; exit 1; }
+	printf '\270\377\377\377\377\303' >$(@D)/fmt_fp.bin
+	objcopy --update-section .text.fmt_fp=$(@D)/fmt_fp.bin --remove-section .rela.text.fmt_fp \
+		$(@D)/vfprintf.lo $@.new
+	@objdump -d --section=.text.fmt_fp $@.new | grep -q 'mov *$$0xffffffff,%eax' || \
+		{ echo "$@: the cut fmt_fp is not the stub" >&2; exit 1; }
+	@! readelf -rW $@.new | sed -n "/'\.rela\.text\.fmt_fp'/,/^$$/p" | grep -q R_X86_64 || \
+		{ echo "$@: fmt_fp's relocations remain" >&2; exit 1; }
+	mv -f $@.new $@
+
+$(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a $(MUSL_VFPRINTF) Makefile | $(DEPS_STAMP)
 	gcc $(REL_CFLAGS) -o $@ $(REL_START) $(SRCS) $(REL_LDFLAGS) $(REL_END)
 	@file $@ | grep -q 'static-pie linked' || { echo "$@ is not static-pie" >&2; exit 1; }
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes (budget $(SIZE_BUDGET))"; \
