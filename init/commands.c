@@ -195,7 +195,7 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
         return EXIT_USAGE;
     }
     record_state_prepare(&st.state, &st.report, &st.sinks, &r->env);
-    record_receipt_prepare(&st.report);
+    record_receipt_prepare(&st.report, &st.state);
     st.envp = envset_envp(&r->env);
     struct child_spec c = {
         .path = st.path,

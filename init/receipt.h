@@ -27,11 +27,22 @@
  * one tick keeps its ctime (git's "racily clean" index entries). A
  * receipt with a file that recent is not written.
  *
+ * The record's state.json has a part of its own, checked after the fork:
+ * its key is everything the file is made of but the child's pid (sinks.c,
+ * state_key: the variables with their sources, every sink's outcome, the
+ * Python hook's included), then the pid, and the file's identity as above.
+ * On a hit whose state key and pid are the receipt's and whose state.json
+ * is as it was, nothing of it is rendered or read: as PID 1 of a container
+ * the child is pid 2 again. Any other start renders it and compares or
+ * writes it as before; one that seals a receipt and finds state.json
+ * current as read adds the part.
+ *
  * The Python hook is not covered: what it should hold depends on files the
  * receipt does not see (a sitecustomize it chains to, Debian's link, the
- * interpreter found), so it is read and compared on every start. Nor are
- * the directories above the files: a hit writes nothing, and a directory
- * that the walk would now refuse (walk.h) is refused at the next write. */
+ * interpreter found), so it is read and compared on every start (its
+ * outcome is in the state key). Nor are the directories above the files:
+ * a hit writes nothing, and a directory that the walk would now refuse
+ * (walk.h) is refused at the next write. */
 #ifndef NCCL_INIT_RECEIPT_H
 #define NCCL_INIT_RECEIPT_H
 
@@ -41,11 +52,16 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct receipt {
     struct buf material;
     struct buf entries; /* struct receipt_rec, then its path, one after another */
+    struct buf state;   /* state.json's key, but for the pid (sinks.c) */
     struct buf text;    /* the file to write after the fork; empty: none */
+    char *held;         /* on a hit: the receipt as read, for its state part */
+    size_t held_len, held_state; /* where in it the state part starts; 0: none */
+    struct timespec sealed; /* the clock receipt_seal compared the files' ctimes with */
     bool unsettled; /* something was written or not vouched for: no receipt */
     bool hit;       /* the receipt on disk vouched for this start's material */
 };
@@ -64,8 +80,21 @@ bool receipt_check(struct receipt *rc, const char *path);
 void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st);
 
 /* Before the fork: the receipt's file, into rc->text, when it is settled
- * and the files in it are older than the clock. */
-void receipt_seal(struct receipt *rc);
+ * and the files in it are older than the clock, with room for the state
+ * part of state_path (receipt_state_vouch). */
+void receipt_seal(struct receipt *rc, const char *state_path);
+
+/* After the fork, with one fstatat and no allocation: whether the receipt
+ * read at the start vouches that the state.json at path is what
+ * rc->state and child make of it (only on a hit). */
+bool receipt_state_holds(const struct receipt *rc, pid_t child, const char *path);
+
+/* After the fork: state.json found current as read (st from the descriptor
+ * it was read through) goes into the receipt about to be written, in the
+ * room receipt_seal kept; nothing when there is no receipt to write or the
+ * file is as recent as the clock. */
+void receipt_state_vouch(struct receipt *rc, pid_t child, const char *path,
+                         const struct stat *st);
 
 /* After the fork: writes rc->text to path (its directory reached as a
  * sink's is), without allocating. */

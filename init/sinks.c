@@ -526,16 +526,6 @@ void record_env(struct sink_report *r, const struct sink_options *o)
     }
 }
 
-void record_state_prepare(struct record_state *rs, const struct sink_report *r,
-                          const struct sink_options *o, const struct envset *s)
-{
-    memset(rs, 0, sizeof *rs);
-    if (!(o->mask & SINK_RECORD) || r->record_failed)
-        return; /* the record's directory already gave its one warning */
-    rs->path = rooted(o, RECORD_STATE, &rs->root_len);
-    rs->report = r;
-    rs->env = s;
-}
 
 /* state.json's text, into a soft buffer (buf.h). */
 static void state_text(struct buf *b, const struct record_state *rs, pid_t child)
@@ -572,6 +562,69 @@ static void state_text(struct buf *b, const struct record_state *rs, pid_t child
     buf_str(b, "\n  ]\n}\n");
 }
 
+static void key_str(struct buf *k, const char *s)
+{
+    buf_add(k, s, strlen(s) + 1);
+}
+
+static void key_entry(struct buf *k, const struct entry *e)
+{
+    key_str(k, e->file);
+    buf_add(k, &e->line, sizeof e->line);
+    key_str(k, e->profile);
+}
+
+/* What state_text() makes state.json of, but the child's pid: the
+ * receipt's key for it (receipt.h). Field for field what state_text()
+ * and json_var() (render.c) write, under the same conditions and in the
+ * same order, as C strings with their NULs (no two lists run together)
+ * and a byte for each flag: a field added to one is added to the other. */
+static void state_key(struct buf *k, const struct record_state *rs)
+{
+    const struct envset *s = rs->env;
+    const struct sink_report *r = rs->report;
+    key_str(k, s->names);
+    key_str(k, s->digest);
+    for (size_t i = 0; i < s->n; i++) {
+        const struct var *v = &s->v[i];
+        if (!sink_carries(v))
+            continue;
+        const char flags[] = { (char)('0' + v->source), v->resolved ? 'r' : '-',
+                               v->overridden ? 'o' : '-', v->enforced ? 'e' : '-' };
+        buf_add(k, flags, sizeof flags);
+        key_str(k, v->key);
+        key_str(k, v->value);
+        if (v->source == SRC_PROFILE)
+            key_entry(k, v->entry);
+        if (v->overridden) {
+            key_str(k, v->entry->value);
+            key_entry(k, v->entry);
+        }
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        key_str(k, r->v[i].sink);
+        key_str(k, r->v[i].path);
+        key_str(k, r->v[i].outcome);
+        buf_add(k, r->v[i].reason ? "n" : "-", 1);
+        if (r->v[i].reason)
+            key_str(k, r->v[i].reason);
+    }
+}
+
+void record_state_prepare(struct record_state *rs, struct sink_report *r,
+                          const struct sink_options *o, const struct envset *s)
+{
+    memset(rs, 0, sizeof *rs);
+    if (!(o->mask & SINK_RECORD) || r->record_failed)
+        return; /* the record's directory already gave its one warning */
+    rs->path = rooted(o, RECORD_STATE, &rs->root_len);
+    rs->report = r;
+    rs->env = s;
+    /* The receipt's key for state.json: only where a receipt can be had. */
+    if (r->receipt_path)
+        state_key(&r->receipt.state, rs);
+}
+
 /* Whether the file at path holds exactly b's text: one open and a few
  * reads into a small buffer on the stack, where the walk to it (walk.h) is
  * a dozen system calls, and a buffer from the allocator a fresh page after
@@ -579,12 +632,17 @@ static void state_text(struct buf *b, const struct record_state *rs, pid_t child
  * receipt_check): only root can put a file in the record's directory. A
  * regular file reads whole up to the count asked (signals are blocked),
  * so a short read is its end; anything else (a FIFO, a longer or shorter
- * file) is "not the same", and the walk decides. */
-static bool file_holds(const char *path, const struct buf *b)
+ * file) is "not the same", and the walk decides. *st: the descriptor's
+ * fstat, taken before the read (what a receipt may vouch for). */
+static bool file_holds(const char *path, const struct buf *b, struct stat *st)
 {
     int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
         return false;
+    if (fstat(fd, st) < 0) {
+        close(fd);
+        return false;
+    }
     char chunk[512];
     size_t at = 0;
     ssize_t n;
@@ -602,13 +660,23 @@ void record_state_commit(struct record_state *rs, pid_t child)
 {
     if (!rs->path)
         return;
+    struct receipt *rc = &rs->report->receipt;
+    /* A restart whose receipt vouches for the state part: as PID 1 of a
+     * container the child is pid 2 again, and state.json is then exactly
+     * what this start would write. Nothing rendered, nothing read. */
+    if (receipt_state_holds(rc, child, rs->path)) {
+        log_debug("sink record: %s %s (receipt)", rs->path, OUTCOME(1));
+        return;
+    }
     struct buf text = { .soft = true };
     state_text(&text, rs, child);
     /* A restart the receipt vouched for (every sink unchanged) has written
      * nothing, and as PID 1 of a container the child is pid 2 again: the
      * record is then most likely current too, and checked as cheaply as
      * the receipt checks the rest. */
-    if (!text.failed && rs->report->receipt.hit && file_holds(rs->path, &text)) {
+    struct stat st;
+    if (!text.failed && rc->hit && file_holds(rs->path, &text, &st)) {
+        receipt_state_vouch(rc, child, rs->path, &st); /* the receipt had no such part */
         buf_free(&text);
         return;
     }
@@ -618,6 +686,8 @@ void record_state_commit(struct record_state *rs, pid_t child)
         t.no_sync = true;
         e = atomic_write(&t, text.data, text.len);
         target_close(&t);
+        if (e == 1 && t.st_valid)
+            receipt_state_vouch(rc, child, rs->path, &t.st);
     }
     buf_free(&text);
     if (e == 0 || e == 1)
@@ -647,12 +717,12 @@ void sink_report_free(struct sink_report *r)
     memset(r, 0, sizeof *r);
 }
 
-void record_receipt_prepare(struct sink_report *r)
+void record_receipt_prepare(struct sink_report *r, const struct record_state *rs)
 {
     /* A sink that failed or wrote leaves the receipt unsettled already;
      * a python one fails outside it. */
     if (r->receipt_path && r->failures == 0 && !r->record_failed)
-        receipt_seal(&r->receipt); /* none without the record: nowhere to keep it */
+        receipt_seal(&r->receipt, rs->path); /* none without the record: nowhere to keep it */
 }
 
 void record_receipt_commit(const struct sink_report *r)

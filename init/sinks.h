@@ -79,15 +79,16 @@ void record_env(struct sink_report *r, const struct sink_options *o);
 struct record_state {
     char *path; /* NULL: no record to write */
     size_t root_len; /* path[0..root_len) is --root (atomic.h) */
-    const struct sink_report *report;
+    struct sink_report *report; /* its receipt takes state.json's part */
     const struct envset *env;
 };
-void record_state_prepare(struct record_state *rs, const struct sink_report *r,
+void record_state_prepare(struct record_state *rs, struct sink_report *r,
                           const struct sink_options *o, const struct envset *s);
 void record_state_commit(struct record_state *rs, pid_t child);
 /* Before the fork: the receipt of what this start found current, when
- * there is one to write (receipt.h); after it: written. */
-void record_receipt_prepare(struct sink_report *r);
+ * there is one to write (receipt.h), with room for rs's state.json; after
+ * it: written. */
+void record_receipt_prepare(struct sink_report *r, const struct record_state *rs);
 void record_receipt_commit(const struct sink_report *r);
 
 void sink_report_free(struct sink_report *r);

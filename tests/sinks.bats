@@ -939,31 +939,68 @@ receipt_made() {
     cmp "$ROOT/etc/environment" "$TMP/environment.before"
 }
 
-@test "receipt: as PID 1 (the child is pid 2 again), a restart reads state.json once, no walk; a changed one is put right" {
+@test "receipt: as PID 1 (the child is pid 2 again), state.json is read once, then vouched for; a changed one is put right" {
     need_strace
     unshare --pid --fork true 2>/dev/null || skip "no PID namespaces here"
     receipt_made
     pid1_start() { unshare --pid --fork "$@" "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true; }
+    traced_pid1_start() {
+        run strace -f -qq -o "$TMP/trace" -e trace=openat,open,stat,lstat,newfstatat,rename,renameat,renameat2 \
+            unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+            --sinks "$SINKS" -- true
+        assert_success
+    }
     pid1_start # the record is written for pid 2
     grep -qE '"child_pid": 2,$' "$ROOT/run/nccl-init/state.json"
     cp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
-    local ino
+    local ino size
     ino=$(stat -c %i "$ROOT/run/nccl-init/state.json")
-    # The same start again: one open of state.json by its path, a read,
-    # and nothing else (no walk to its directory, no temporary, no rename).
-    run strace -f -qq -o "$TMP/trace" -e trace=openat,open,rename,renameat,renameat2 \
-        unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
-        --sinks "$SINKS" -- true
-    assert_success
-    [ "$(grep -c 'state\.json' "$TMP/trace")" = 1 ]
+    size=$(stat -c %s "$ROOT/run/nccl-init/receipt")
+    sleep 0.05 # past the coarse clock's tick
+    # The same start again: state.json is rendered and read once by its
+    # path (no walk to its directory, no temporary, no rename of it), and
+    # found current; the receipt gets its state part.
+    traced_pid1_start
     grep -q "openat(AT_FDCWD, \"$ROOT/run/nccl-init/state.json\", O_RDONLY" "$TMP/trace"
-    ! grep -qE 'rename|"nccl-init", O_RDONLY\|O_LARGEFILE\|O_NOFOLLOW\|O_CLOEXEC\|O_DIRECTORY' "$TMP/trace"
+    ! grep -qE "rename.*state\.json|\"nccl-init\", O_RDONLY\|O_LARGEFILE\|O_NOFOLLOW\|O_CLOEXEC\|O_DIRECTORY" "$TMP/trace"
     [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" = "$ino" ]
-    # A record that differs (here one byte more) is written again, whole.
+    [ "$(stat -c %s "$ROOT/run/nccl-init/receipt")" -gt "$size" ]
+    # And again: the receipt vouches for it. One lstat, no open, nothing
+    # rendered, the file as it was.
+    traced_pid1_start
+    [ "$(grep -c 'state\.json' "$TMP/trace")" = 1 ]
+    grep -qE "(lstat|newfstatat)\((AT_FDCWD, )?\"$ROOT/run/nccl-init/state.json\"" "$TMP/trace"
+    cmp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
+    [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" = "$ino" ]
+    # A record that differs (here one byte more) is written again, whole:
+    # its ctime is not the receipt's.
     echo >>"$ROOT/run/nccl-init/state.json"
     pid1_start
     cmp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
     [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" != "$ino" ]
+}
+
+@test "receipt: state.json follows what it is made of: a profile line that moved, another child pid" {
+    unshare --pid --fork true 2>/dev/null || skip "no PID namespaces here"
+    cp "$PROFILES/pcie-8gpu.env" "$TMP/moving.env"
+    pid1_start() { unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$TMP" -p moving --sinks "$SINKS" -- true; }
+    pid1_start
+    sleep 0.05
+    pid1_start # every file current: a receipt
+    sleep 0.05
+    pid1_start # state.json current: its part
+    local line
+    line=$(grep -o '"key": "NCCL_PROTO".*"line": [0-9]*' "$ROOT/run/nccl-init/state.json" | grep -o '[0-9]*$')
+    # A comment above NCCL_PROTO moves its line: the value, the blocks and
+    # the receipt's key for them stay, state.json's "line" does not.
+    sed -i '1i # one more line' "$TMP/moving.env"
+    pid1_start
+    grep -q "\"key\": \"NCCL_PROTO\".*\"line\": $((line + 1))," "$ROOT/run/nccl-init/state.json"
+    # Outside a PID namespace the child has another pid: written again.
+    "$NI" -q --root "$ROOT" --profile-dir "$TMP" -p moving --sinks "$SINKS" -- true
+    ! grep -qE '"child_pid": 2,$' "$ROOT/run/nccl-init/state.json"
+    pid1_start
+    grep -qE '"child_pid": 2,$' "$ROOT/run/nccl-init/state.json"
 }
 
 @test "receipt: a file changed in place, same size and mtime set back, is read and put right" {
