@@ -85,6 +85,17 @@ static const struct receipt_rec *next(const char *data, size_t len, size_t *at,
     return p;
 }
 
+/* Whether the file at path is still as the entry want recorded it. */
+static bool unchanged(const struct receipt_rec *want, const char *path)
+{
+    struct receipt_rec now;
+    struct stat st;
+    if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return false;
+    rec(&now, want->path_len, &st);
+    return memcmp(&now, want, sizeof now) == 0;
+}
+
 void receipt_vouch_file(struct receipt *rc, const char *path, const struct stat *st)
 {
     struct receipt_rec r;
@@ -132,16 +143,11 @@ bool receipt_check(struct receipt *rc, const char *path)
     const char *p;
     const struct receipt_rec *r;
     while (ok && at < end) {
+        struct receipt_rec want;
         ok = (r = next(text, end, &at, &p)) != NULL;
-        struct receipt_rec want, now;
-        struct stat st;
         if (ok) {
             memcpy(&want, r, sizeof want);
-            ok = fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
-        }
-        if (ok) {
-            rec(&now, want.path_len, &st);
-            ok = memcmp(&now, &want, sizeof now) == 0;
+            ok = unchanged(&want, p);
         }
     }
     rc->hit = ok; /* none is written without a file in it (receipt_seal) */
@@ -177,15 +183,11 @@ bool receipt_state_holds(const struct receipt *rc, pid_t child, const char *path
     memcpy(&pid, t + at, sizeof pid);
     at += sizeof pid;
     const struct receipt_rec *r = next(t, len, &at, &p);
-    struct receipt_rec want, now;
-    struct stat st;
+    struct receipt_rec want;
     if (pid != (uint64_t)child || !r || at != len || strcmp(p, path) != 0)
         return false;
     memcpy(&want, r, sizeof want);
-    if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return false;
-    rec(&now, want.path_len, &st);
-    return memcmp(&now, &want, sizeof now) == 0;
+    return unchanged(&want, path);
 }
 
 /* The clock's tick has not passed since st's last change: the file could
