@@ -526,7 +526,6 @@ void record_env(struct sink_report *r, const struct sink_options *o)
     }
 }
 
-
 /* state.json's text, into a soft buffer (buf.h). */
 static void state_text(struct buf *b, const struct record_state *rs, pid_t child)
 {
