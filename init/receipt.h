@@ -60,7 +60,7 @@ struct receipt {
     struct buf state;   /* state.json's key, but for the pid (sinks.c) */
     struct buf text;    /* the file to write after the fork; empty: none */
     char *held;         /* on a hit: the receipt as read, for its state part */
-    size_t held_len, held_state; /* where in it the state part starts; 0: none */
+    size_t held_len, held_state; /* where in it the state part starts (held_len: none) */
     struct timespec sealed; /* the clock receipt_seal compared the files' ctimes with */
     bool unsettled; /* something was written or not vouched for: no receipt */
     bool hit;       /* the receipt on disk vouched for this start's material */

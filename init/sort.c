@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One item, a word at a time where its size allows (every caller's: the
- * environment's 16-byte items, pointers), rather than a memcpy() call and
- * musl's rep movs for each of a few words. */
+/* One item, a word at a time where its size allows (the environment's
+ * 16-byte items, pointers), rather than a memcpy() call and musl's rep
+ * movs for each of a few words. */
 static void move(char *d, const char *s, size_t size)
 {
     if (size % 8) {
