@@ -122,13 +122,17 @@ $(CAPDIR)/lib/libcap.a: scripts/libcap-musl.sh | $(DEPS_STAMP)
 # musl's vfprintf.lo from Debian's libc.a, with its float formatter cut out.
 # printf_core hands %e %f %g %a to one static function, fmt_fp: 4692 bytes,
 # with frexpl, __fpclassifyl and __signbitl behind it, 4.9 KB of a binary
-# held to 128 KiB. nccl-init cannot reach it: init/ is compiled with
-# -mgeneral-regs-only, under which passing a double to a variadic function
-# is a compile error, and -Wformat=2 -Werror rejects a %f without one. So
-# the function's section is replaced by "mov $$-1, %eax; ret" and its
-# relocations are dropped: printf_core tests the result and takes its
-# overflow path for a negative one (in this object: test %eax,%eax; jns),
-# so a %f would make vsnprintf return -1 (EOVERFLOW), never print garbage.
+# held to 128 KiB. nccl-init has no floating point: no float or double in
+# init/ and no floating-point conversion in its formats (the binary's rule
+# below checks both on every build), and -mgeneral-regs-only makes any
+# double computed there a compile error ("SSE register return with SSE
+# disabled"); a literal one would still compile, passed on the stack
+# against the ABI, so that musl's fmt_fp itself could only print garbage
+# for it. So the function's section is replaced by "mov $$-1, %eax; ret"
+# and its relocations are dropped: printf_core tests the result and takes
+# its overflow path for a negative one (in this object: test %eax,%eax;
+# jns), so a %f would make vsnprintf return -1 (EOVERFLOW) and buf_printf
+# add nothing, never garbage.
 # Everything else in the object is musl's, byte for byte. The checks fail
 # the build if Debian's musl ever lays the object out otherwise.
 $(MUSL_VFPRINTF): $(MUSL)/libc.a Makefile | $(DEPS_STAMP)
@@ -147,6 +151,8 @@ $(MUSL_VFPRINTF): $(MUSL)/libc.a Makefile | $(DEPS_STAMP)
 	mv -f $@.new $@
 
 $(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a $(MUSL_VFPRINTF) Makefile | $(DEPS_STAMP)
+	@! grep -nwE 'float|double' $(SRCS) $(HDRS) && ! grep -nE '%[-+ #0-9.*]*[lL]?[eEfFgGaA]' $(SRCS) $(HDRS) || \
+		{ echo "init/: floating point, which musl's printf here cannot format ($(MUSL_VFPRINTF))" >&2; exit 1; }
 	gcc $(REL_CFLAGS) -o $@ $(REL_START) $(SRCS) $(REL_LDFLAGS) $(REL_END)
 	@file $@ | grep -q 'static-pie linked' || { echo "$@ is not static-pie" >&2; exit 1; }
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes (budget $(SIZE_BUDGET))"; \
