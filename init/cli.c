@@ -1,11 +1,11 @@
 #include "cli.h"
 
-#include "log.h"
-#include "signals.h"
-#include "sinks.h"
-#include "fileio.h"
-#include "mem.h"
-#include "text.h"
+#include "lib/log.h"
+#include "pid1/signals.h"
+#include "sinks/sinks.h"
+#include "lib/fileio.h"
+#include "lib/mem.h"
+#include "lib/text.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 #ifndef NCCL_INIT_CLI_H
 #define NCCL_INIT_CLI_H
 
-#include "supervise.h"
+#include "pid1/supervise.h"
 
 #include <stdbool.h>
 #include <stddef.h>

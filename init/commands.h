@@ -3,7 +3,7 @@
 #define NCCL_INIT_COMMANDS_H
 
 #include "cli.h"
-#include "signals.h"
+#include "pid1/signals.h"
 
 int cmd_check(const struct options *o);
 int cmd_render(const struct options *o);

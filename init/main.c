@@ -1,9 +1,9 @@
 /* nccl-init: dispatch only. */
 #include "cli.h"
 #include "commands.h"
-#include "log.h"
-#include "relro.h"
-#include "signals.h"
+#include "lib/log.h"
+#include "pid1/relro.h"
+#include "pid1/signals.h"
 
 #include <stdlib.h>
 

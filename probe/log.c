@@ -2,9 +2,9 @@
  * (detect.c and its helpers), which report through log_msg and die. Their
  * lines carry the probe's name, not the init's: init/log.c would print
  * "nccl-init:". die is common.c's, shared with the probe's own errors. */
-#include "log.h"
-#include "fileio.h"
-#include "text.h"
+#include "lib/log.h"
+#include "lib/fileio.h"
+#include "lib/text.h"
 
 #include <errno.h>
 #include <stdarg.h>

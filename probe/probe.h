@@ -7,8 +7,8 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "detect.h"
-#include "mem.h"
+#include "hw/detect.h"
+#include "lib/mem.h"
 
 #include <ctype.h>
 #include <errno.h>

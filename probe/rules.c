@@ -2,8 +2,8 @@
  * suggest command. The rules themselves are nccl-init detect's engine
  * (init/detect.c, linked in), so that the probe cannot pick otherwise. */
 #include "probe.h"
-#include "buf.h"
-#include "mem.h"
+#include "lib/buf.h"
+#include "lib/mem.h"
 
 /* ---------------------------------------------------------------- auto.rules */
 

@@ -1,6 +1,6 @@
 /* nccl-probe: nccl-probe topo: devices, P2P, NCCL version and the suggested profile. */
 #include "probe.h"
-#include "mem.h"
+#include "lib/mem.h"
 
 /* ---------------------------------------------------------------- topo */
 

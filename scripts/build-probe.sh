@@ -18,8 +18,8 @@ cd "$(dirname "$0")/.."
 # detect's engine is linked, not copied: topo and suggest pick what
 # nccl-init detect picks because they run its code. probe/log.c stands in
 # for init/log.c (the probe's name on the lines, the probe's die).
-init_srcs=(init/detect.c init/mem.c init/buf.c init/text.c init/fileio.c init/sort.c)
-init_hdrs=(init/detect.h init/mem.h init/buf.h init/text.h init/fileio.h init/sort.h init/log.h)
+init_srcs=(init/hw/detect.c init/lib/mem.c init/lib/buf.c init/lib/text.c init/lib/fileio.c init/lib/sort.c)
+init_hdrs=(init/hw/detect.h init/lib/mem.h init/lib/buf.h init/lib/text.h init/lib/fileio.h init/lib/sort.h init/lib/log.h)
 srcs=(probe/*.c "${init_srcs[@]}")
 out=${1:-build/nccl-probe}
 cuda=${CUDA_HOME:-/usr/local/cuda}

@@ -24,10 +24,10 @@ For each name this prints one tab-separated line:
 
 nccl-init's table (init/nccl_table.c) is checked against this list by
 tests/unit/test_validate.c: the same names, and every "param" typed as an
-integer. The committed output is init/nccl_params.tsv:
+integer. The committed output is init/nccl/nccl_params.tsv:
 
-  scripts/nccl-params.py --git /path/to/nccl --tag v2.28.9-1 > init/nccl_params.tsv
-  scripts/nccl-params.py --src /path/to/nccl/src > init/nccl_params.tsv
+  scripts/nccl-params.py --git /path/to/nccl --tag v2.28.9-1 > init/nccl/nccl_params.tsv
+  scripts/nccl-params.py --src /path/to/nccl/src > init/nccl/nccl_params.tsv
 """
 import argparse
 import os

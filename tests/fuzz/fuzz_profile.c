@@ -16,15 +16,15 @@
  * other invalid byte takes the same one.
  *
  * Build and run: make fuzz (see the Makefile). */
-#include "envset.h"
-#include "log.h"
-#include "nccl_lib.h"
-#include "profile.h"
-#include "render.h"
-#include "sink_formats.h"
-#include "mem.h"
-#include "text.h"
-#include "validate.h"
+#include "nccl/envset.h"
+#include "lib/log.h"
+#include "nccl/nccl_lib.h"
+#include "nccl/profile.h"
+#include "nccl/render.h"
+#include "sinks/sink_formats.h"
+#include "lib/mem.h"
+#include "lib/text.h"
+#include "nccl/validate.h"
 
 #include <elf.h>
 #include <stdint.h>

@@ -205,7 +205,7 @@ SOLO = {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_DEBUG_TIMEST
 def load_params(repo):
     """init/nccl_params.tsv: name -> how NCCL reads it, and its accessor."""
     params, accessor = {}, {}
-    with open(os.path.join(repo, "init", "nccl_params.tsv")) as f:
+    with open(os.path.join(repo, "init", "nccl", "nccl_params.tsv")) as f:
         for line in f:
             if line.startswith("#"):
                 continue

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile.h"
-#include "buf.h"
-#include "fileio.h"
-#include "mem.h"
-#include "sort.h"
-#include "text.h"
+#include "nccl/profile.h"
+#include "lib/buf.h"
+#include "lib/fileio.h"
+#include "lib/mem.h"
+#include "lib/sort.h"
+#include "lib/text.h"
 
 static FILE *capture_file;
 static int capture_saved = -1;

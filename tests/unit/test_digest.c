@@ -1,7 +1,7 @@
 /* init/digest.c: SHA-256 against the FIPS 180-4 examples. */
 #include "helpers.h"
 
-#include "digest.h"
+#include "lib/digest.h"
 
 static void hex_of(const char *msg, size_t n, size_t chunk, char out[65])
 {

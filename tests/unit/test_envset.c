@@ -1,9 +1,9 @@
 /* The canonical environment: precedence, duplicates, controls, digest. */
 #include "helpers.h"
 
-#include "digest.h"
-#include "envset.h"
-#include "render.h"
+#include "lib/digest.h"
+#include "nccl/envset.h"
+#include "nccl/render.h"
 
 static const struct var *get(const struct envset *s, const char *key)
 {

@@ -3,7 +3,7 @@
  * the tree walk, a refusal of a /proc that is not our namespace's. */
 #include "helpers.h"
 
-#include "proc_scan.h"
+#include "lib/proc_scan.h"
 
 #include <errno.h>
 #include <sched.h>

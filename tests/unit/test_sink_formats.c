@@ -1,9 +1,9 @@
 /* Managed blocks and the text of each sink. */
 #include "helpers.h"
 
-#include "block.h"
-#include "envset.h"
-#include "sink_formats.h"
+#include "sinks/block.h"
+#include "nccl/envset.h"
+#include "sinks/sink_formats.h"
 
 static char skipped[1024];
 

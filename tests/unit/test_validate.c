@@ -1,10 +1,10 @@
 /* The validator: every value NCCL 2.28.9 would silently misread or reject. */
 #include "helpers.h"
 
-#include "nccl_lib.h"
-#include "nccl_table.h"
-#include "servers.h"
-#include "validate.h"
+#include "nccl/nccl_lib.h"
+#include "nccl/nccl_table.h"
+#include "nccl/servers.h"
+#include "nccl/validate.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -324,15 +324,15 @@ static void table_is_sorted_and_complete(void **state)
     }
 }
 
-/* The table against init/nccl_params.tsv, which scripts/nccl-params.py
+/* The table against init/nccl/nccl_params.tsv, which scripts/nccl-params.py
  * extracts from the NCCL source: the same names, and every NCCL_PARAM that
  * NCCL reads typed as an integer. */
 static void table_matches_the_source(void **state)
 {
     (void)state;
-    FILE *f = fopen("init/nccl_params.tsv", "r");
+    FILE *f = fopen("init/nccl/nccl_params.tsv", "r");
     if (!f)
-        fail_msg("init/nccl_params.tsv: run the unit tests from the repository root");
+        fail_msg("init/nccl/nccl_params.tsv: run the unit tests from the repository root");
     char line[4096];
     size_t n = 0;
     while (fgets(line, sizeof line, f)) {
@@ -344,7 +344,7 @@ static void table_matches_the_source(void **state)
         char *read = tab + 1;
         int rule = nccl_param_rule(line);
         if (rule < 0)
-            fail_msg("%s is in init/nccl_params.tsv but not in the table", line);
+            fail_msg("%s is in init/nccl/nccl_params.tsv but not in the table", line);
         int kind = value_rules[rule].kind;
         if (strncmp(read, "param", 5) == 0 && kind != V_INT)
             fail_msg("%s is an NCCL_PARAM (an int64) but its rule is not an integer", line);

@@ -3,8 +3,8 @@
  * scratch directory under /tmp. */
 #include "helpers.h"
 
-#include "atomic.h"
-#include "walk.h"
+#include "lib/atomic.h"
+#include "lib/walk.h"
 
 #include <errno.h>
 #include <fcntl.h>

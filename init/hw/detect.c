@@ -1,0 +1,373 @@
+#include "hw/detect.h"
+
+#include "lib/log.h"
+#include "lib/fileio.h"
+#include "lib/mem.h"
+#include "lib/sort.h"
+#include "lib/text.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+const char iommu_modes[3][9] = { "off", "identity", "dma" };
+const char acs_modes[4][11] = { "none", "off", "unreadable", "on" };
+
+/* A sysfs attribute of a PCI device, such as "0x10de\n"; ~0 when unreadable. */
+static unsigned long hex_file(const char *root, const char *dev, const char *name)
+{
+    struct buf p = { 0 };
+    buf_printf(&p, "%s/sys/bus/pci/devices/%s/%s", root, dev, name);
+    char *t;
+    size_t len;
+    long long v = -1;
+    if (read_file(p.data, 4096, &t, &len) == 0) {
+        parse_c_integer(t, &v);
+        xfree(t);
+    }
+    buf_free(&p);
+    return (unsigned long)v;
+}
+
+/* "Model:           NVIDIA H100 80GB HBM3" -> the value, trimmed. */
+static void field(const char *text, const char *name, char *out, size_t size)
+{
+    const char *p = text;
+    size_t n = strlen(name);
+    while (p && strncmp(p, name, n) != 0)
+        p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+    if (!p)
+        return;
+    p += n + strspn(p + n, " \t");
+    size_t l = strcspn(p, "\n");
+    while (l && (p[l - 1] == ' ' || p[l - 1] == '\t'))
+        l--;
+    if (l >= size)
+        l = size - 1;
+    memcpy(out, p, l);
+    out[l] = '\0';
+}
+
+static struct gpu *add_gpu(struct hardware *h, size_t *cap, const char *bus)
+{
+    grow((void **)&h->gpus, cap, h->found + 1, sizeof *h->gpus);
+    struct gpu *g = &h->gpus[h->found++];
+    memset(g, 0, sizeof *g);
+    struct buf b = BUF_FIXED(g->bus);
+    buf_str(&b, bus);
+    g->numa = g->group = -1;
+    return g;
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+    return strcmp(((const struct gpu *)a)->bus, ((const struct gpu *)b)->bus);
+}
+
+/* How many devices a visibility list leaves: NULL or "all" leaves them all;
+ * "none", "void" or "" none; otherwise one per entry (CUDA stops at the
+ * first invalid index, -1 being the usual way to hide everything). */
+static size_t visible(const char *list, size_t found)
+{
+    if (!list || strcmp(list, "all") == 0)
+        return found;
+    size_t n = 0;
+    for (const char *s = list; *s;) {
+        size_t l = strcspn(s, ",");
+        if (l == 0 || (s[0] == '-' && s[1] >= '0' && s[1] <= '9') || strncmp(s, "none", l) == 0 ||
+            strncmp(s, "void", l) == 0)
+            break;
+        n++;
+        s += l + (s[l] == ',');
+    }
+    return n < found ? n : found;
+}
+
+/* A GPU's IOMMU group, from the link iommu_group ->
+ * .../kernel/iommu_groups/N, and through it the group's type (the
+ * kernel's Documentation/ABI/testing/sysfs-kernel-iommu_groups):
+ * identity (passthrough), DMA or DMA-FQ (translated), blocked, unmanaged;
+ * empty where the kernel, before 5.11, has no type file. Returns the GPU's
+ * IOMMU_*: without a group IOMMU_OFF, and every type but identity counts
+ * as translated. */
+static unsigned iommu_of(struct gpu *g, const char *r)
+{
+    char link[128], *t;
+    size_t len;
+    struct buf p = { 0 };
+    buf_printf(&p, "%s/sys/bus/pci/devices/%s/%s", r, g->bus, "iommu_group");
+    ssize_t n = readlink(p.data, link, sizeof link - 1);
+    if (n > 0) {
+        long long id = 0;
+        link[n] = '\0';
+        t = strrchr(link, '/');
+        parse_c_integer(t ? t + 1 : link, &id);
+        g->group = (int)id;
+        buf_str(&p, "/type");
+        if (read_file(p.data, 64, &t, &len) == 0) {
+            /* letters and '-', as the kernel writes them: safe in JSON */
+            for (size_t l = 0; l < sizeof g->iommu - 1 &&
+                               (t[l] == '-' || (unsigned char)((t[l] | 32) - 'a') < 26);
+                 l++)
+                g->iommu[l] = t[l];
+            xfree(t);
+        }
+    }
+    buf_free(&p);
+    if (n <= 0)
+        return IOMMU_OFF;
+    return strcmp(g->iommu, iommu_modes[IOMMU_IDENTITY]) == 0 ? IOMMU_IDENTITY : IOMMU_DMA;
+}
+
+/* ACS on the bridges above a GPU. Its sysfs link,
+ * ../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/BUS, names every
+ * port from the root port down. In a port's config space the extended
+ * capabilities start at 0x100 (a 32-bit header: 16-bit ID, 4-bit version,
+ * 12-bit next); ACS (PCI_EXT_CAP_ID_ACS, 0x0d) has its control register at
+ * PCI_ACS_CTRL (+6), whose PCI_ACS_RR, PCI_ACS_CR, PCI_ACS_UF and
+ * PCI_ACS_EC (0x3c) send peer-to-peer traffic up to the root complex
+ * (Linux's include/uapi/linux/pci_regs.h; all in its low byte). Without
+ * CAP_SYS_ADMIN the kernel shows only the first 64 bytes of config.
+ * Returns the most telling ACS_*. */
+static unsigned acs_of(const char *r, const char *bus)
+{
+    char link[512], *t;
+    size_t len;
+    unsigned m = ACS_NONE;
+    struct buf p = { 0 };
+    buf_printf(&p, "%s/sys/bus/pci/devices/%s", r, bus);
+    ssize_t n = readlink(p.data, link, sizeof link - 1);
+    link[n > 0 ? n : 0] = '\0';
+    for (char *c = link, *s; *c; c = s + !!*s) {
+        s = c + strcspn(c, "/");
+        if (s - c != 12 || c[4] != ':' || c[10] != '.' || strncmp(c, bus, 12) == 0)
+            continue;
+        buf_free(&p);
+        buf_printf(&p, "%s/sys/bus/pci/devices/%.12s/config", r, c);
+        if (read_file(p.data, 4096, &t, &len) != 0)
+            continue;
+        unsigned a = len <= 64 ? ACS_UNREADABLE : ACS_NONE;
+        const unsigned char *u = (const unsigned char *)t;
+        /* at most 960 capabilities of 4 bytes: a loop ends */
+        for (size_t o = 0x100, i = 0; o >= 0x100 && o + 8 <= len && i < 960; i++) {
+            unsigned hdr = u[o] | u[o + 1] << 8 | u[o + 2] << 16 | (unsigned)u[o + 3] << 24;
+            if ((hdr & 0xffff) == 0x0d) {
+                a = u[o + 6] & 0x3c ? ACS_ON : ACS_OFF;
+                break;
+            }
+            o = hdr >> 20 & 0xffc; /* PCI_EXT_CAP_NEXT */
+        }
+        xfree(t);
+        if (a > m)
+            m = a;
+    }
+    buf_free(&p);
+    return m;
+}
+
+void detect_hardware(struct hardware *h, const char *root)
+{
+    memset(h, 0, sizeof *h);
+    const char *r = root ? root : "";
+    size_t cap = 0;
+    struct buf dir = { 0 };
+    /* The driver's list holds exactly the GPUs of this container. */
+    buf_printf(&dir, "%s/proc/driver/nvidia/gpus", r);
+    DIR *d = opendir(dir.data);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *text;
+        struct buf p = { 0 };
+        buf_printf(&p, "%s/%s/information", dir.data, e->d_name);
+        size_t len;
+        if (read_file(p.data, 1 << 16, &text, &len) == 0) {
+            struct gpu *g = add_gpu(h, &cap, e->d_name);
+            field(text, "Model:", g->model, sizeof g->model);
+            xfree(text);
+        }
+        buf_free(&p);
+        h->source = "driver";
+    }
+    if (d)
+        closedir(d);
+    buf_free(&dir);
+    /* sysfs: every NVIDIA function; GPUs too when the driver's list is not
+     * there (no driver in the container, or a fake tree). */
+    buf_printf(&dir, "%s/sys/bus/pci/devices", r);
+    d = opendir(dir.data);
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || hex_file(r, e->d_name, "vendor") != 0x10de)
+            continue;
+        unsigned long cls = hex_file(r, e->d_name, "class");
+        if ((cls >> 8) == 0x0680) {
+            h->nvswitches++;
+        } else if ((cls >> 16) == 0x03) {
+            struct gpu *g = NULL;
+            for (size_t i = 0; i < h->found; i++)
+                if (strcasecmp(h->gpus[i].bus, e->d_name) == 0)
+                    g = &h->gpus[i];
+            if (!g && h->source && strcmp(h->source, "driver") == 0)
+                continue; /* another container's GPU */
+            if (!g) {
+                g = add_gpu(h, &cap, e->d_name);
+                struct buf m = BUF_FIXED(g->model);
+                buf_printf(&m, "10de:%04lx", hex_file(r, e->d_name, "device"));
+                h->source = "sysfs";
+            }
+            g->numa = (int)hex_file(r, e->d_name, "numa_node");
+        }
+    }
+    if (d)
+        closedir(d);
+    buf_free(&dir);
+    buf_printf(&dir, "%s/sys/devices/system/node", r);
+    d = opendir(dir.data);
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9')
+            h->numa_nodes++;
+    if (d)
+        closedir(d);
+    buf_free(&dir);
+    sort(h->gpus, h->found, sizeof *h->gpus, cmp_gpu);
+    h->ngpus = visible(getenv("NVIDIA_VISIBLE_DEVICES"), h->found);
+    h->ngpus = visible(getenv("CUDA_VISIBLE_DEVICES"), h->ngpus);
+    /* Every GPU found: the variables count GPUs, they do not say which. */
+    for (size_t i = 0; i < h->found; i++) {
+        unsigned m = iommu_of(&h->gpus[i], r);
+        if (m > h->iommu)
+            h->iommu = m;
+        m = acs_of(r, h->gpus[i].bus);
+        h->acs_gpus += m == ACS_ON;
+        if (m > h->acs)
+            h->acs = m;
+    }
+    if (!h->source)
+        h->source = "none";
+}
+
+static unsigned long value_of(const struct hardware *h, const char *name, size_t n)
+{
+    if (n == 4 && strncmp(name, "gpus", 4) == 0)
+        return h->ngpus;
+    if (n == 10 && strncmp(name, "nvswitches", 10) == 0)
+        return h->nvswitches;
+    if (n == 4 && strncmp(name, "numa", 4) == 0)
+        return h->numa_nodes;
+    return (unsigned long)-1;
+}
+
+/* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, iommu=dma, or
+ * *. Returns 1 (holds), 0 (does not), -1 (not understood). */
+static int condition(const struct hardware *h, const char *c, size_t n)
+{
+    if (n == 1 && c[0] == '*')
+        return 1;
+    size_t k = strcspn(c, "=<>~");
+    if (k >= n)
+        return -1;
+    char op[3] = { c[k], 0, 0 };
+    size_t v = k + 1;
+    if (c[k + 1] == '=' && (c[k] == '<' || c[k] == '>'))
+        op[1] = c[v++];
+    char *arg = xstrndup(c + v, n - v);
+    int r = -1;
+    if (op[0] == '=' && k == 5 && strncmp(c, "iommu", 5) == 0) {
+        for (unsigned i = 0; i < 3; i++) /* any other value: not understood */
+            if (strcmp(arg, iommu_modes[i]) == 0)
+                r = h->iommu == i;
+    } else if (op[0] == '~' && k == 5 && strncmp(c, "model", 5) == 0) {
+        r = h->ngpus > 0;
+        for (size_t i = 0; i < h->ngpus && r; i++) {
+            size_t al = strlen(arg);
+            r = 0;
+            for (const char *m = h->gpus[i].model; *m && !r; m++)
+                r = strncasecmp(m, arg, al) == 0;
+        }
+    } else {
+        unsigned long have = value_of(h, c, k);
+        long long want;
+        if (have != (unsigned long)-1 && parse_c_integer(arg, &want) && *arg) {
+            unsigned long long w = (unsigned long long)want;
+            r = strcmp(op, "=") == 0    ? have == w
+                : strcmp(op, ">=") == 0 ? have >= w
+                : strcmp(op, "<=") == 0 ? have <= w
+                : strcmp(op, ">") == 0  ? have > w
+                : strcmp(op, "<") == 0  ? have < w
+                                        : -1;
+        }
+    }
+    xfree(arg);
+    return r;
+}
+
+int detect_read_rules(const char *path, char **text)
+{
+    size_t len;
+    return read_file(path, 1 << 16, text, &len);
+}
+
+void detect_apply(struct choice *c, const struct hardware *h, char *text)
+{
+    unsigned line = 0;
+    for (char *s = text, *next; s && *s; s = next) {
+        next = strchr(s, '\n');
+        if (next)
+            *next++ = '\0';
+        line++;
+        char *arrow = (char *)find_bytes(s, strlen(s), "->", 2);
+        if (s[0] == '#' || !*s)
+            continue;
+        if (!arrow) {
+            log_warn("%s:%u: expected CONDITIONS -> PROFILE: REASON", c->rules, line);
+            continue;
+        }
+        int holds = 1;
+        for (char *p = s; p < arrow;) {
+            p += strspn(p, " \t");
+            size_t n = strcspn(p, " \t");
+            if (p + n > arrow)
+                n = (size_t)(arrow - p);
+            if (!n)
+                break;
+            int cond = condition(h, p, n);
+            if (cond < 0) {
+                log_warn("%s:%u: unknown condition '%.*s'", c->rules, line, (int)n, p);
+                holds = 0;
+                break;
+            }
+            holds &= cond;
+            p += n;
+        }
+        if (!holds)
+            continue;
+        char *prof = arrow + 2 + strspn(arrow + 2, " \t");
+        size_t pl = strcspn(prof, ": \t");
+        char *why = prof + pl + strspn(prof + pl, ": \t");
+        c->profile = xstrndup(prof, pl);
+        c->reason = xstrdup(why);
+        c->line = line;
+        break;
+    }
+}
+
+void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
+                   const char *root)
+{
+    memset(c, 0, sizeof *c);
+    c->rules = path_join(profile_dir, "auto.rules");
+    char *text;
+    int r = detect_read_rules(c->rules, &text);
+    if (r < 0) {
+        /* Not an error: an install without profiles runs with none. */
+        c->reason = xstrdup(strerror(-r));
+        return;
+    }
+    detect_hardware(h, root);
+    detect_apply(c, h, text);
+    xfree(text);
+}

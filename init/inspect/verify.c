@@ -1,0 +1,674 @@
+#include "inspect/verify.h"
+
+#include "lib/log.h"
+#include "nccl/nccl_lib.h"
+#include "lib/proc_scan.h"
+#include "lib/procfs.h"
+#include "sinks/sink_formats.h"
+#include "lib/fileio.h"
+#include "lib/mem.h"
+#include "lib/sort.h"
+#include "lib/text.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What an execve can pass is at most 6 MiB (3/4 of _STK_LIM); only
+ * prctl(PR_SET_MM) makes /proc/PID/environ larger. Read it whole up to
+ * this, and call a larger one unreadable rather than guess. */
+#define ENVIRON_MAX (32u << 20)
+/* The record is a few hundred bytes; this bounds one read through a
+ * process's descriptor. */
+#define RECORD_MAX (1u << 20)
+
+struct kv {
+    char *key, *value;
+};
+
+struct set {
+    struct kv *v;
+    size_t n, cap;
+};
+
+/* KEY=VALUE lines of an env-file or nccl.conf; '#' lines skipped. NCCL's
+ * conf reader takes the first value of a key (setenv without overwrite). */
+static void parse_pairs(struct set *s, char *text, bool nccl_only)
+{
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *eq = strchr(line, '=');
+        if (line[0] == '#' || !eq || (nccl_only && strncmp(line, "NCCL_", 5) != 0))
+            continue;
+        /* NCCL's setEnvFile keeps at most 1023 bytes of a key and of a
+         * value; an env-file keeps them whole. */
+        size_t kl = (size_t)(eq - line), vl = strlen(eq + 1), cut = nccl_only ? 1023 : vl + kl;
+        grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v);
+        s->v[s->n++] = (struct kv){ xstrndup(line, kl < cut ? kl : cut),
+                                    xstrndup(eq + 1, vl < cut ? vl : cut) };
+    }
+}
+
+static void read_pairs(struct set *s, const char *path, bool nccl_only)
+{
+    char *text;
+    size_t len;
+    if (read_file(path, RECORD_MAX, &text, &len) < 0)
+        return;
+    parse_pairs(s, text, nccl_only);
+    xfree(text);
+}
+
+static const char *lookup(const struct set *s, const char *key)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].key, key) == 0)
+            return s->v[i].value;
+    return NULL;
+}
+
+/* A record file as some process holds it open: the current one (index 0)
+ * or an older one that a later start replaced (its name says
+ * "(deleted)"). Each distinct file is read once. */
+struct record {
+    dev_t dev;
+    ino_t ino;
+    struct set pairs;
+    const char *digest;
+};
+
+struct records {
+    struct record *v;
+    size_t n, cap;
+    uid_t owner;        /* of the current record: an older one must match */
+    const char *suffix; /* "/run/nccl-init/profile.env" */
+};
+
+/* A process as the walk of /proc found it. */
+struct proc {
+    pid_t pid, ppid;
+    char state;
+    char comm[32];
+    bool python, nccl, wanted;
+    bool unknown; /* wanted only because its map could not be read */
+    int maps_err; /* errno reading /proc/PID/maps; 0 when read */
+    char *lib;    /* the first line of its map that names a libnccl.so, or NULL */
+};
+
+static int cmp_pid(const void *a, const void *b)
+{
+    pid_t x = ((const struct proc *)a)->pid, y = ((const struct proc *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+/* 0, or -errno; *text is NUL-terminated. */
+static int proc_file(pid_t pid, const char *name, size_t max, char **text, size_t *len)
+{
+    char path[48];
+    struct buf b = BUF_FIXED(path);
+    buf_printf(&b, "/proc/%d/%s", (int)pid, name);
+    return read_file(path, max, text, len);
+}
+
+/* A zombie, or dying: nothing left to check. */
+static bool exited(char state)
+{
+    return state == 'Z' || state == 'X';
+}
+
+/* The process has exited (or is exiting) since the walk of /proc: not an
+ * error, it simply is no longer there to check. */
+static bool gone(pid_t pid)
+{
+    struct proc_stat st;
+    return !proc_stat_read(pid, &st) || exited(st.state);
+}
+
+static bool read_proc(pid_t pid, struct proc *p)
+{
+    size_t len;
+    struct proc_stat st;
+    if (!proc_stat_read(pid, &st))
+        return false;
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->ppid = st.ppid;
+    p->state = st.state;
+    memcpy(p->comm, st.comm, sizeof p->comm);
+    char exe[256];
+    struct buf b = BUF_FIXED(exe);
+    buf_printf(&b, "/proc/%d/exe", (int)pid);
+    char target[256];
+    ssize_t n = readlink(exe, target, sizeof target - 1);
+    const char *base = p->comm;
+    if (n > 0) {
+        target[n] = '\0';
+        base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+    }
+    p->python = strncmp(base, "python", 6) == 0;
+    /* libnccl mapped: NCCL is (or will be) in this process */
+    char *maps;
+    int e = proc_file(pid, "maps", 64 << 20, &maps, &len);
+    if (e == 0) {
+        p->nccl = find_bytes(maps, len, "/libnccl", 8) != NULL;
+        const char *l = p->nccl ? find_bytes(maps, len, "/libnccl.so", 11) : NULL, *end = l;
+        while (l && l > maps && l[-1] != '\n')
+            l--;
+        while (end && end < maps + len && *end != '\n')
+            end++;
+        p->lib = l ? xstrndup(l, (size_t)(end - l)) : NULL;
+        xfree(maps);
+    } else {
+        p->maps_err = -e;
+    }
+    return true;
+}
+
+static const char *env_of(const char *env, size_t len, const char *key)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; i < len; i += strlen(env + i) + 1)
+        if (strncmp(env + i, key, kl) == 0 && env[i + kl] == '=')
+            return env + i + kl + 1;
+    return NULL;
+}
+
+static bool ends_with(const char *s, size_t n, const char *tail)
+{
+    size_t t = strlen(tail);
+    return n >= t && memcmp(s + n - t, tail, t) == 0;
+}
+
+/* Which record the site hook holds open in this process: the hook opens
+ * the record read-only at start-up and keeps the descriptor for the life
+ * of the process (forked children inherit it with the environment; exec
+ * closes it). Only the process itself can put a descriptor in its table,
+ * so no other user can forge one or take it away. Returns the record's
+ * index, -1 when the process holds none, or -errno when its descriptors
+ * cannot be read. */
+static int held_record(pid_t pid, struct records *rs)
+{
+    char dir[32];
+    struct buf d = BUF_FIXED(dir);
+    buf_printf(&d, "/proc/%d/fd", (int)pid);
+    DIR *fds = opendir(dir);
+    if (!fds)
+        return -errno;
+    int found = -1;
+    struct dirent *e;
+    struct buf deleted = { 0 };
+    buf_printf(&deleted, "%s (deleted)", rs->suffix);
+    int err = 0;
+    for (;;) {
+        errno = 0;
+        if (found >= 0 || !(e = readdir(fds))) {
+            err = found < 0 ? errno : 0; /* 0: the end of the table */
+            break;
+        }
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char link[64], target[4096];
+        struct buf l = BUF_FIXED(link);
+        buf_printf(&l, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0 || !(ends_with(target, (size_t)n, rs->suffix) ||
+                        ends_with(target, (size_t)n, deleted.data)))
+            continue; /* closed meanwhile, or another file */
+        struct stat st;
+        if (stat(link, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != rs->owner)
+            continue;
+        for (size_t i = 0; found < 0 && i < rs->n; i++)
+            if (rs->v[i].dev == st.st_dev && rs->v[i].ino == st.st_ino)
+                found = (int)i;
+        if (found >= 0)
+            break;
+        /* An older record, replaced since: read it through the process's
+         * descriptor, to know the values the hook applied then. */
+        struct record r = { st.st_dev, st.st_ino, { 0 }, NULL };
+        char *text;
+        size_t len;
+        if (read_file(link, RECORD_MAX, &text, &len) < 0)
+            continue;
+        parse_pairs(&r.pairs, text, false);
+        xfree(text);
+        r.digest = lookup(&r.pairs, "NCCL_INIT_DIGEST");
+        if (!r.digest)
+            continue; /* not a record nccl-init wrote */
+        grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v);
+        rs->v[rs->n] = r;
+        found = (int)rs->n++;
+    }
+    closedir(fds);
+    buf_free(&deleted);
+    return found >= 0 ? found : err ? -err : -1;
+}
+
+/* Why a process could not be verified: a short reason for the table and
+ * JSON, and what exactly failed. */
+struct unverified {
+    const char *reason;
+    struct buf detail;
+};
+
+static void cannot_read(struct unverified *u, pid_t pid, const char *what, const char *file, int e)
+{
+    bool environ = strcmp(file, "environ") == 0;
+    u->reason = e == EACCES || e == EPERM ? "permission denied"
+                : e == EFBIG              ? (environ ? "environment over 32 MiB" : "too large")
+                                          : xstrdup(strerror(e));
+    buf_printf(&u->detail, "cannot read its %s (/proc/%d/%s): %s", what, (int)pid, file,
+               e != EFBIG     ? strerror(e)
+               : environ      ? "larger than 32 MiB"
+               : *file == 'm' ? "larger than 64 MiB"
+                              : "larger than 1 MiB");
+}
+
+/* The digits at s, as a number; *end after them. */
+static long long decimal(char *s, char **end)
+{
+    long long v = 0;
+    for (*end = s; **end >= '0' && **end <= '9' && v < (1ll << 40); ++*end)
+        v = v * 10 + (**end - '0');
+    return v;
+}
+
+/* The conf file NCCL reads before /etc/nccl.conf in this process
+ * (src/misc/param.cc initEnvFunc): $NCCL_CONF_FILE when set and not empty,
+ * else ~/.nccl.conf with the home of its real uid in the password database
+ * (its root's /etc/passwd, else ours), not $HOME. *name: the path as NCCL
+ * sees it (cut at 1023 bytes, as NCCL's snprintf does), empty when there
+ * is none. Read through /proc/PID/root, or /proc/PID/cwd when relative.
+ * Missing, a directory or not a regular file (/dev/null): nothing, as for
+ * NCCL. There but unreadable: *u says why. */
+static void user_conf(pid_t pid, const char *env, size_t len, struct set *s, struct buf *name,
+                      struct unverified *u)
+{
+    const char *f = env_of(env, len, "NCCL_CONF_FILE");
+    char *text = NULL, *l;
+    size_t tl;
+    struct buf path = { 0 };
+    if (f && *f) {
+        buf_str(name, f);
+    } else if (proc_file(pid, "status", 1 << 16, &text, &tl) == 0) {
+        l = (char *)find_bytes(text, tl, "\nUid:\t", 6);
+        char *end;
+        long long uid = l ? decimal(l + 6, &end) : -1;
+        xfree(text);
+        buf_printf(&path, "/proc/%d/root/etc/passwd", (int)pid);
+        if (uid >= 0 && (read_file(path.data, RECORD_MAX, &text, &tl) == 0 ||
+                         read_file("/etc/passwd", RECORD_MAX, &text, &tl) == 0))
+            /* name:pw:UID:gid:gecos:DIR:shell, the first line with the uid */
+            for (l = text; l && *l && !name->len; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+                char *c[6];
+                int k = 0;
+                for (char *q = l; *q && *q != '\n' && k < 6; q++)
+                    if (*q == ':')
+                        c[k++] = q + 1;
+                if (k == 6 && decimal(c[1], &end) == uid && end > c[1] && end + 1 == c[2])
+                    buf_printf(name, "%.*s/.nccl.conf", (int)(c[5] - c[4] - 1), c[4]);
+            }
+    }
+    if (!name->len)
+        return;
+    if (name->len > 1023)
+        name->data[name->len = 1023] = '\0';
+    path.len = 0;
+    buf_printf(&path, "/proc/%d/%s%s", (int)pid, name->data[0] == '/' ? "root" : "cwd/",
+               name->data);
+    int e = read_file(path.data, RECORD_MAX, &text, &tl);
+    if (e == 0)
+        parse_pairs(s, text, true);
+    else if (e != -ENOENT && e != -ENOTDIR && e != -EISDIR && e != -EINVAL)
+        cannot_read(u, pid, "NCCL conf file", strchr(path.data + 6, '/') + 1, -e);
+}
+
+/* The resolved set, from the record nccl-init wrote: the first of recs,
+ * and r's digest, profile and keys. */
+static void read_resolved(const char *root, struct set *want, struct records *recs,
+                          struct verify_report *r)
+{
+    struct buf path = { 0 };
+    buf_printf(&path, "%s" NCCL_INIT_RECORD, root);
+    read_pairs(want, path.data, false);
+    if (!want->n)
+        die(EXIT_USAGE, "verify: no resolved set in %s (is nccl-init running here?)", path.data);
+    r->digest = lookup(want, "NCCL_INIT_DIGEST");
+    r->profile = lookup(want, "NCCL_INIT_PROFILE");
+    struct stat st;
+    if (stat(path.data, &st) == 0) {
+        grow((void **)&recs->v, &recs->cap, 1, sizeof *recs->v);
+        recs->v[recs->n++] = (struct record){ st.st_dev, st.st_ino, *want, r->digest };
+        recs->owner = st.st_uid;
+    }
+    buf_free(&path);
+    r->keys = xmalloc(want->n * sizeof *r->keys);
+    for (size_t k = 0; k < want->n; k++)
+        if (strncmp(want->v[k].key, "NCCL_INIT_", 10) != 0)
+            r->keys[r->nkeys++] = (struct verify_key){ want->v[k].key, want->v[k].value };
+}
+
+/* nccl-init's child, from its state file; 0 when unknown. */
+static pid_t read_child(const char *root)
+{
+    struct buf path = { 0 };
+    buf_printf(&path, "%s/run/nccl-init/state.json", root);
+    char *state;
+    size_t len;
+    pid_t child = 0;
+    if (read_file(path.data, 1 << 20, &state, &len) == 0) {
+        const char *c = find_bytes(state, len, "\"child_pid\": ", 13);
+        long long v;
+        if (c && parse_c_integer(c + 13, &v))
+            child = (pid_t)v;
+        xfree(state);
+    }
+    buf_free(&path);
+    return child;
+}
+
+/* Every process but ours, by pid: the parent links make the tree. */
+static struct proc *read_procs(size_t *n)
+{
+    static char dents[4096] __attribute__((aligned(8), section(".lbss"))); /* one scan per run */
+    struct proc_scan scan;
+    struct proc *procs = NULL;
+    size_t cap = 0;
+    *n = 0;
+    /* /proc is the caller's, whichever namespace it is */
+    if (proc_scan_open(&scan, dents, sizeof dents, false) == 0) {
+        for (pid_t pid; (pid = proc_scan_next(&scan));) {
+            grow((void **)&procs, &cap, *n + 1, sizeof *procs);
+            if (read_proc(pid, &procs[*n]))
+                ++*n;
+        }
+        proc_scan_close(&scan);
+    }
+    sort(procs, *n, sizeof *procs, cmp_pid);
+    return procs;
+}
+
+static struct proc *find_proc(struct proc *procs, size_t n, pid_t pid)
+{
+    struct proc key = { .pid = pid };
+    return bsearch(&key, procs, n, sizeof *procs, cmp_pid);
+}
+
+/* Whether p is nccl-init's child or descends from it. */
+static bool in_tree(const struct proc *p, struct proc *procs, size_t n, pid_t child)
+{
+    for (size_t hops = 0; p && hops < n; hops++) {
+        if (child && p->pid == child)
+            return true;
+        p = find_proc(procs, n, p->ppid);
+    }
+    return false;
+}
+
+static bool named(const struct verify_options *o, pid_t pid)
+{
+    for (size_t k = 0; k < o->npids; k++)
+        if (o->pids[k] == pid)
+            return true;
+    return false;
+}
+
+static struct verify_row *add_row(struct verify_report *r, enum verify_row_kind kind, pid_t pid)
+{
+    grow((void **)&r->rows, &r->cap, r->nrows + 1, sizeof *r->rows);
+    struct verify_row *w = &r->rows[r->nrows++];
+    *w = (struct verify_row){ .kind = kind, .pid = pid, .lib = -1 };
+    return w;
+}
+
+/* Which libnccl.so p maps, as an index in r->libs; -1 for none. Its map
+ * line is "START-END PERMS OFFSET DEV INODE PATH", and a library is known
+ * by its DEV and INODE: read once, however many processes map it. It is
+ * read through /proc/PID/map_files/START-END, exactly the file mapped,
+ * when we may (that takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else
+ * through /proc/PID/root and the path when that is still the inode mapped
+ * (a library replaced since is "PATH (deleted)" in the map). */
+static int lib_of(struct verify_report *r, const struct proc *p)
+{
+    const char *f[6];
+    int k = 0;
+    for (const char *q = p->lib; q && *q && k < 6;) {
+        while (*q == ' ')
+            q++;
+        f[k++] = q;
+        while (k < 6 && *q && *q != ' ')
+            q++;
+    }
+    if (k < 6)
+        return -1;
+    char *id = xstrndup(f[3], (size_t)(strchr(f[4], ' ') - f[3]));
+    for (size_t i = 0; i < r->nlibs; i++)
+        if (strcmp(r->libs[i].id, id) == 0) {
+            xfree(id);
+            return (int)i;
+        }
+    grow((void **)&r->libs, &r->libcap, r->nlibs + 1, sizeof *r->libs);
+    struct verify_lib *l = &r->libs[r->nlibs];
+    *l = (struct verify_lib){ id, xstrdup(f[5]), NULL, 0 };
+    struct buf path = { 0 };
+    buf_printf(&path, "/proc/%d/map_files/%.*s", (int)p->pid, (int)(strchr(f[0], ' ') - f[0]),
+               f[0]);
+    int fd = open(path.data, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && !ends_with(l->path, strlen(l->path), " (deleted)")) {
+        path.len = 0;
+        buf_printf(&path, "/proc/%d/root%s", (int)p->pid, l->path);
+        struct stat st;
+        fd = open(path.data, O_RDONLY | O_CLOEXEC);
+        path.len = 0;
+        if (fd >= 0 && fstat(fd, &st) == 0)
+            buf_printf(&path, "%llu ", (unsigned long long)st.st_ino);
+        if (fd >= 0 && (!path.len || strncmp(path.data, f[4], path.len) != 0)) {
+            close(fd);
+            fd = -1;
+            errno = ESTALE;
+        }
+    }
+    l->err = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        l->version = nccl_lib_version(fd);
+        l->err = l->version ? 0 : ENOEXEC;
+        close(fd);
+    }
+    buf_free(&path);
+    return (int)r->nlibs++;
+}
+
+/* The row of a process that was checked (or that could not be). */
+static struct verify_row *add_proc_row(struct verify_report *r, enum verify_row_kind kind,
+                                       const struct proc *p)
+{
+    struct verify_row *w = add_row(r, kind, p->pid);
+    memcpy(w->comm, p->comm, sizeof w->comm);
+    w->python = p->python;
+    w->nccl = p->nccl;
+    w->lib = lib_of(r, p);
+    r->checked++;
+    return w;
+}
+
+/* Which processes to check: the options name them, or else those that
+ * have NCCL mapped and the Python interpreters in nccl-init's tree. Adds
+ * the rows of those that cannot be checked. */
+static void select_procs(const struct verify_options *o, struct proc *procs, size_t n,
+                         pid_t child, struct verify_report *r)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct proc *p = &procs[i];
+        bool listed = named(o, p->pid), below = in_tree(p, procs, n, child);
+        p->wanted = o->all || (o->npids ? listed : p->nccl || (p->python && below));
+        /* Without --pid or --all, a process whose map cannot be read may
+         * have NCCL loaded. In nccl-init's tree it counts as not verified;
+         * outside it (a host's or another user's process) it is named in a
+         * note, and the exit status is the tree's. */
+        bool unknown = !p->wanted && !o->all && !o->npids && p->maps_err &&
+                       p->maps_err != ENOENT && p->maps_err != ESRCH && !exited(p->state);
+        p->unknown = unknown && below;
+        p->wanted = p->wanted || p->unknown;
+        if (unknown && !below) {
+            add_row(r, ROW_OUTSIDE, p->pid);
+            r->outside++;
+        }
+        /* An exited process that is not yet reaped has nothing to check. */
+        if (exited(p->state)) {
+            if (listed)
+                add_row(r, ROW_EXITED, p->pid);
+            p->wanted = false;
+        }
+    }
+}
+
+/* What decides a process's values besides the resolved set. */
+struct evidence {
+    char *env; /* its exec-time environment */
+    size_t len;
+    int held;         /* the record its site hook holds (index in recs); -1: none */
+    struct set user;  /* the user's conf file, when a key needs it */
+    struct buf uname; /* that file's name */
+};
+
+/* Reads p's evidence, or in *u what could not be read. false: p has
+ * exited meanwhile, and there is nothing to check. */
+static bool gather(const struct proc *p, const struct verify_report *r, struct records *recs,
+                   struct evidence *ev, struct unverified *u)
+{
+    if (p->unknown) {
+        cannot_read(u, p->pid, "memory map, to tell whether it loaded NCCL", "maps", p->maps_err);
+        return !gone(p->pid);
+    }
+    int err = proc_file(p->pid, "environ", ENVIRON_MAX, &ev->env, &ev->len);
+    /* An exiting process reads as an empty environment. */
+    if (((err == 0 && ev->len == 0) || err == -ENOENT || err == -ESRCH) && gone(p->pid))
+        return false;
+    if (err < 0) {
+        cannot_read(u, p->pid, "environment", "environ", -err);
+        return true;
+    }
+    /* The site hook sets exactly the keys absent from the exec-time
+     * environment: look for its record only when one is absent. The
+     * user's conf file matters for a key that the record lacks too. */
+    bool looked = false;
+    for (size_t k = 0; k < r->nkeys; k++) {
+        const char *key = r->keys[k].name;
+        if (env_of(ev->env, ev->len, key))
+            continue;
+        if (!looked) {
+            looked = true;
+            ev->held = held_record(p->pid, recs);
+            if (ev->held < -1) {
+                if (gone(p->pid))
+                    return false;
+                cannot_read(u, p->pid, "open descriptors", "fd", -ev->held);
+                return true;
+            }
+        }
+        if (ev->held >= 0 && lookup(&recs->v[ev->held].pairs, key))
+            continue;
+        user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
+        return !(u->reason && gone(p->pid));
+    }
+    return true;
+}
+
+/* How key reaches the process: the first of its environment, the site
+ * hook's record, the user's conf file and /etc/nccl.conf that has it. */
+static struct verify_value value_of(const struct verify_key *key, const struct evidence *ev,
+                                    const struct record *rec, const struct set *conf)
+{
+    const char *sv = rec ? lookup(&rec->pairs, key->name) : NULL;
+    /* The hook carries only values that are valid UTF-8. */
+    if (sv && !utf8_valid(sv, strlen(sv)))
+        sv = NULL;
+    struct verify_value v = { FROM_NONE, false, NULL };
+    const char *have;
+    if ((have = env_of(ev->env, ev->len, key->name)))
+        v.from = FROM_ENV;
+    else if ((have = sv))
+        v.from = FROM_SITE;
+    else if ((have = lookup(&ev->user, key->name)))
+        v.from = FROM_USER_CONF;
+    else if (strncmp(key->name, "NCCL_", 5) == 0 && (have = lookup(conf, key->name)))
+        v.from = FROM_CONF;
+    if (have) {
+        v.have = xstrdup(have);
+        v.same = strcmp(have, key->value) == 0;
+    }
+    return v;
+}
+
+/* Checks p and adds its row: checked, or not verified. One that exited
+ * meanwhile has a row only when the user named processes (--pid). */
+static void check(const struct proc *p, bool named_pids, struct records *recs,
+                  const struct set *conf, struct verify_report *r)
+{
+    struct evidence ev = { .held = -1 };
+    struct unverified u = { NULL, { 0 } };
+    if (!gather(p, r, recs, &ev, &u)) {
+        if (named_pids)
+            add_row(r, ROW_EXITED, p->pid);
+        buf_free(&u.detail);
+    } else if (u.reason) {
+        struct verify_row *w = add_proc_row(r, ROW_UNVERIFIED, p);
+        w->reason = u.reason;
+        w->detail = u.detail.data;
+        r->unverified++;
+    } else {
+        struct verify_row *w = add_proc_row(r, ROW_CHECKED, p);
+        const struct record *rec = ev.held >= 0 ? &recs->v[ev.held] : NULL;
+        w->site_digest = rec ? rec->digest : NULL;
+        w->conf_file = ev.uname.data;
+        w->values = xmalloc(r->nkeys * sizeof *w->values);
+        w->ok = true;
+        for (size_t k = 0; k < r->nkeys; k++) {
+            w->values[k] = value_of(&r->keys[k], &ev, rec, conf);
+            w->ok = w->ok && w->values[k].from && w->values[k].same;
+        }
+        r->good += w->ok;
+    }
+    xfree(ev.env);
+}
+
+void verify_collect(struct verify_report *r, const struct verify_options *o)
+{
+    const char *root = o->root ? o->root : "";
+    struct set want = { 0 }, conf = { 0 };
+    struct records recs = { .suffix = NCCL_INIT_RECORD };
+    read_resolved(root, &want, &recs, r);
+    pid_t child = read_child(root);
+    struct buf path = { 0 };
+    buf_printf(&path, "%s/etc/nccl.conf", root);
+    read_pairs(&conf, path.data, true);
+    buf_free(&path);
+
+    size_t n;
+    struct proc *procs = read_procs(&n);
+    for (size_t k = 0; k < o->npids; k++)
+        if (!find_proc(procs, n, o->pids[k]))
+            add_row(r, ROW_NO_SUCH, o->pids[k]);
+    select_procs(o, procs, n, child, r);
+    for (size_t i = 0; i < n; i++)
+        if (procs[i].wanted)
+            check(&procs[i], o->npids > 0, &recs, &conf, r);
+}
+
+int verify(const struct verify_options *o)
+{
+    struct verify_report r = { 0 };
+    verify_collect(&r, o);
+    struct buf out = { 0 };
+    if (o->json)
+        verify_print_json(&out, &r);
+    else
+        verify_print_text(&out, &r);
+    write_all(STDOUT_FILENO, out.data, out.len);
+    return r.good == r.checked ? 0 : 1;
+}

@@ -1,0 +1,95 @@
+/* nccl-init verify: which processes run with the resolved set, and how
+ * each value reached them. What it finds is collected into rows first
+ * (verify.c), then printed as a table or as JSON (verify_print.c). */
+#ifndef NCCL_INIT_VERIFY_H
+#define NCCL_INIT_VERIFY_H
+
+#include "lib/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct verify_options {
+    const char *root; /* for /run/nccl-init and /etc/nccl.conf; /proc is the caller's */
+    bool json, all;
+    const pid_t *pids;
+    size_t npids;
+};
+
+/* Where a process's value of a key comes from, in the order NCCL looks:
+ * its environment, the site hook's record, the user's conf file (NCCL
+ * reads it before /etc/nccl.conf; the first file with a key wins). */
+enum verify_source { FROM_NONE, FROM_ENV, FROM_SITE, FROM_USER_CONF, FROM_CONF };
+
+struct verify_value {
+    enum verify_source from;
+    bool same;  /* the value the profile says */
+    char *have; /* NULL with FROM_NONE */
+};
+
+enum verify_row_kind {
+    ROW_NO_SUCH,    /* named with --pid, and /proc does not list it */
+    ROW_EXITED,     /* named with --pid, and exited: before the check or during it */
+    ROW_OUTSIDE,    /* outside nccl-init's tree, and its memory map is unreadable:
+                     * not checked, it may or may not have loaded NCCL */
+    ROW_UNVERIFIED, /* checked, but what decides its values could not be read */
+    ROW_CHECKED,    /* checked: values says how each key reaches it */
+};
+
+/* A process verify says something about. */
+struct verify_row {
+    enum verify_row_kind kind;
+    pid_t pid;
+    char comm[32];
+    bool python, nccl;
+    int lib; /* the libnccl.so it maps (index in the report's libs), or -1 */
+    /* ROW_UNVERIFIED: a short reason for the table, and what failed */
+    const char *reason;
+    char *detail;
+    /* ROW_CHECKED */
+    const char *site_digest;     /* of the record its site hook holds; NULL: none */
+    char *conf_file;             /* the user's conf file, as NCCL names it; NULL: none */
+    struct verify_value *values; /* one per key of the report */
+    bool ok;                     /* every value the profile's */
+};
+
+/* A libnccl.so that checked processes have mapped, read once however many
+ * map it. */
+struct verify_lib {
+    char *id;      /* "DEV INODE", as /proc/PID/maps writes them */
+    char *path;    /* as the process's map names it */
+    char *version; /* from its .rodata ("2.28.9+cuda13.0"); NULL: unknown */
+    int err;       /* why it could not be read (errno), or 0 */
+};
+
+struct verify_key {
+    const char *name, *value;
+};
+
+struct verify_report {
+    const char *digest, *profile; /* of the resolved set; NULL when it has none */
+    struct verify_key *keys;      /* the resolved set but its NCCL_INIT_ entries */
+    size_t nkeys;
+    /* in the order their notes print: the --pid that /proc does not list;
+     * then by pid those set aside at the walk of /proc (exited, outside);
+     * then by pid those checked, and the named ones that exited meanwhile */
+    struct verify_row *rows;
+    size_t nrows, cap;
+    unsigned checked, good, unverified, outside; /* rows of each */
+    struct verify_lib *libs;
+    size_t nlibs, libcap;
+};
+
+/* Collects the rows; dies (EXIT_USAGE) without a resolved set. */
+void verify_collect(struct verify_report *r, const struct verify_options *o);
+
+/* The table, the notes under it and a summary line. */
+void verify_print_text(struct buf *b, const struct verify_report *r);
+void verify_print_json(struct buf *b, const struct verify_report *r);
+
+/* Prints the table (or JSON) and returns 0 when every process checked has
+ * every value, 1 otherwise. */
+int verify(const struct verify_options *o);
+
+#endif

@@ -1,0 +1,271 @@
+/* verify's report: a table with notes and a summary, or JSON. */
+#include "inspect/verify.h"
+#include "nccl/nccl_table.h"
+#include "lib/text.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* For a terminal: every control byte (C0, DEL, and C1 as UTF-8) and every
+ * byte that is not UTF-8 as \xNN (text.h), a backslash as \\; the rest as
+ * is. No value can move the cursor, change colours or forge a line. */
+static void text_escaped_n(struct buf *b, const char *s, size_t n)
+{
+    buf_escaped(b, s, n, true);
+}
+
+static void text_escaped(struct buf *b, const char *s)
+{
+    text_escaped_n(b, s, strlen(s));
+}
+
+/* The first max bytes of s, escaped (a character cut in two as \xNN): a
+ * column's heading, or a digest short enough to read and long enough to
+ * tell records apart. */
+static void text_prefix(struct buf *b, const char *s, size_t max)
+{
+    text_escaped_n(b, s, strnlen(s, max));
+}
+
+/* Pads with spaces from column at to width columns. */
+static void pad(struct buf *b, size_t at, size_t width)
+{
+    for (size_t w = b->len - at; w < width; w++)
+        buf_str(b, " ");
+}
+
+/* Ends a table row: no padding after the last column. */
+static void end_row(struct buf *b)
+{
+    while (b->len && b->data[b->len - 1] == ' ')
+        b->len--;
+    buf_str(b, "\n");
+}
+
+/* The word for how a value reaches the process; CONFLICT when it is not
+ * the profile's, wherever it comes from. */
+static const char *via(const struct verify_value *v)
+{
+    static const char names[][10] = { "MISSING", "env", "site", "nccl.conf", "nccl.conf" };
+    return v->from != FROM_NONE && !v->same ? "CONFLICT" : names[v->from];
+}
+
+static bool in_table(const struct verify_row *w)
+{
+    return w->kind == ROW_UNVERIFIED || w->kind == ROW_CHECKED;
+}
+
+/* PID, COMMAND, then one column per key, named without "NCCL_". */
+static void table_header(struct buf *b, const struct verify_report *r)
+{
+    buf_printf(b, "%-7s %-15s", "PID", "COMMAND");
+    for (size_t k = 0; k < r->nkeys; k++) {
+        const char *key = r->keys[k].name;
+        buf_str(b, " ");
+        size_t at = b->len;
+        text_prefix(b, key + (strncmp(key, "NCCL_", 5) ? 0 : 5), 10);
+        pad(b, at, 10);
+    }
+    if (r->nlibs)
+        buf_str(b, " LIBNCCL");
+    end_row(b);
+}
+
+static void table_row(struct buf *b, const struct verify_report *r, const struct verify_row *w)
+{
+    buf_printf(b, "%-7d ", (int)w->pid);
+    size_t at = b->len;
+    text_escaped(b, w->comm);
+    pad(b, at, 15);
+    if (w->kind == ROW_UNVERIFIED)
+        buf_printf(b, " not verified: %s", w->reason);
+    else
+        for (size_t k = 0; k < r->nkeys; k++)
+            buf_printf(b, " %-10s", via(&w->values[k]));
+    /* the version of the libnccl.so it maps: "-" none, "?" unknown */
+    if (r->nlibs && w->kind == ROW_CHECKED) {
+        buf_str(b, " ");
+        const struct verify_lib *l = w->lib < 0 ? NULL : &r->libs[w->lib];
+        text_escaped(b, !l ? "-" : l->version ? l->version : "?");
+    }
+    end_row(b);
+}
+
+/* A value other than the profile's, and where it comes from when that is
+ * not the environment, where anyone can see it. */
+static void conflict_note(struct buf *b, const struct verify_key *key, const struct verify_row *w,
+                          const struct verify_value *v)
+{
+    buf_printf(b, "pid %d: ", (int)w->pid);
+    text_escaped(b, key->name);
+    buf_str(b, "=");
+    text_escaped(b, v->have);
+    if (v->from == FROM_SITE) {
+        buf_str(b, " (by the site hook, from an older record, digest ");
+        text_prefix(b, w->site_digest ? w->site_digest : "?", 12);
+        buf_str(b, ")");
+    } else if (v->from == FROM_USER_CONF) {
+        buf_str(b, " (from ");
+        text_escaped(b, w->conf_file);
+        buf_str(b, ", read before /etc/nccl.conf)");
+    }
+    buf_str(b, ", the profile says ");
+    text_escaped(b, key->value);
+    buf_str(b, "\n");
+}
+
+static void notes(struct buf *b, const struct verify_report *r, const struct verify_row *w)
+{
+    if (w->kind == ROW_NO_SUCH)
+        buf_printf(b, "pid %d: no such process\n", (int)w->pid);
+    else if (w->kind == ROW_EXITED)
+        buf_printf(b, "pid %d: has exited\n", (int)w->pid);
+    else if (w->kind == ROW_UNVERIFIED)
+        buf_printf(b, "pid %d: not verified: %s\n", (int)w->pid, w->detail);
+    else if (w->kind == ROW_CHECKED)
+        for (size_t k = 0; k < r->nkeys; k++)
+            if (w->values[k].from != FROM_NONE && !w->values[k].same)
+                conflict_note(b, &r->keys[k], w, &w->values[k]);
+}
+
+/* The processes outside the tree that were not checked, in one line: the
+ * first ten by pid. */
+static void outside_note(struct buf *b, const struct verify_report *r)
+{
+    if (!r->outside)
+        return;
+    buf_printf(b, "not checked: %u process%s outside nccl-init's tree whose memory map "
+                  "cannot be read, to tell whether it loaded NCCL (pid ",
+               r->outside, r->outside == 1 ? "" : "es");
+    unsigned shown = 0;
+    for (size_t i = 0; i < r->nrows && shown <= 10; i++)
+        if (r->rows[i].kind == ROW_OUTSIDE) {
+            if (shown++ < 10)
+                buf_printf(b, "%s%d", shown > 1 ? ", " : "", (int)r->rows[i].pid);
+            else
+                buf_str(b, ", ...");
+        }
+    buf_str(b, ")\n");
+}
+
+/* Each libnccl.so the rows map, its version next to the one whose rules
+ * nccl-init checks profiles against. */
+static void lib_notes(struct buf *b, const struct verify_report *r)
+{
+    for (size_t i = 0; i < r->nlibs; i++) {
+        const struct verify_lib *l = &r->libs[i];
+        unsigned n = 0;
+        for (size_t k = 0; k < r->nrows; k++)
+            n += r->rows[k].lib == (int)i;
+        buf_str(b, "libnccl ");
+        text_escaped(b, l->version ? l->version : "of unknown version");
+        buf_printf(b, " in %u process%s (", n, n == 1 ? "" : "es");
+        text_escaped(b, l->path);
+        size_t t = sizeof NCCL_TABLE_VERSION - 1;
+        if (!l->version)
+            buf_printf(b, ": %s): check and run apply NCCL " NCCL_TABLE_VERSION "'s rules\n",
+                       l->err == ENOEXEC  ? "no NCCL version string in it"
+                       : l->err == ESTALE ? "the file at that path is not the one mapped"
+                                          : strerror(l->err));
+        else
+            buf_printf(b, "): %sthe NCCL " NCCL_TABLE_VERSION " whose rules check and run apply\n",
+                       strncmp(l->version, NCCL_TABLE_VERSION, t) == 0 &&
+                               (l->version[t] == '+' || !l->version[t])
+                           ? ""
+                           : "not ");
+    }
+}
+
+void verify_print_text(struct buf *b, const struct verify_report *r)
+{
+    table_header(b, r);
+    for (size_t i = 0; i < r->nrows; i++)
+        if (in_table(&r->rows[i]))
+            table_row(b, r, &r->rows[i]);
+    for (size_t i = 0; i < r->nrows; i++)
+        notes(b, r, &r->rows[i]);
+    outside_note(b, r);
+    lib_notes(b, r);
+    buf_printf(b, "%u process%s checked, %u with every value", r->checked,
+               r->checked == 1 ? "" : "es", r->good);
+    if (r->unverified)
+        buf_printf(b, ", %u not verified", r->unverified);
+    buf_str(b, " (profile ");
+    text_escaped(b, r->profile ? r->profile : "?");
+    buf_str(b, ", digest ");
+    text_prefix(b, r->digest ? r->digest : "?", 12);
+    buf_str(b, ")\n");
+}
+
+static void json_value(struct buf *b, const struct verify_key *key, const struct verify_row *w,
+                       const struct verify_value *v)
+{
+    json_string(b, key->name);
+    buf_printf(b, ": {\"via\": \"%s\", \"value\": ", via(v));
+    if (v->have)
+        json_string(b, v->have);
+    else
+        buf_str(b, "null");
+    if (v->from == FROM_USER_CONF) {
+        buf_str(b, ", \"file\": ");
+        json_string(b, w->conf_file);
+    }
+    buf_str(b, "}");
+}
+
+static void json_row(struct buf *b, const struct verify_report *r, const struct verify_row *w)
+{
+    buf_printf(b, "{\"pid\": %d, \"command\": ", (int)w->pid);
+    json_string(b, w->comm);
+    buf_printf(b, ", \"python\": %s, \"nccl\": %s, \"libnccl\": ", w->python ? "true" : "false",
+               w->nccl ? "true" : "false");
+    if (w->lib < 0) {
+        buf_str(b, "null");
+    } else {
+        const struct verify_lib *l = &r->libs[w->lib];
+        buf_str(b, "{\"path\": ");
+        json_string(b, l->path);
+        buf_str(b, ", \"version\": ");
+        if (l->version)
+            json_string(b, l->version);
+        else
+            buf_str(b, "null");
+        buf_str(b, "}");
+    }
+    if (w->kind == ROW_UNVERIFIED) {
+        buf_str(b, ", \"verified\": false, \"reason\": ");
+        json_string(b, w->reason);
+        buf_str(b, ", \"detail\": ");
+        json_string(b, w->detail);
+        buf_str(b, ", \"ok\": false}");
+        return;
+    }
+    buf_str(b, ", \"verified\": true, \"site_digest\": ");
+    if (w->site_digest)
+        json_string(b, w->site_digest);
+    else
+        buf_str(b, "null");
+    buf_str(b, ", \"variables\": {");
+    for (size_t k = 0; k < r->nkeys; k++) {
+        buf_str(b, k ? ", " : "");
+        json_value(b, &r->keys[k], w, &w->values[k]);
+    }
+    buf_str(b, w->ok ? "}, \"ok\": true}" : "}, \"ok\": false}");
+}
+
+void verify_print_json(struct buf *b, const struct verify_report *r)
+{
+    buf_str(b, "{\n  \"digest\": ");
+    json_string(b, r->digest ? r->digest : "");
+    buf_str(b, ",\n  \"nccl_rules\": \"" NCCL_TABLE_VERSION "\"");
+    buf_str(b, ",\n  \"processes\": [");
+    unsigned listed = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        if (in_table(&r->rows[i])) {
+            buf_str(b, listed++ ? ",\n    " : "\n    ");
+            json_row(b, r, &r->rows[i]);
+        }
+    buf_printf(b, "\n  ],\n  \"checked\": %u,\n  \"not_verified\": %u,\n"
+                  "  \"not_checked_outside_tree\": %u,\n  \"ok\": %s\n}\n",
+               r->checked, r->unverified, r->outside, r->good == r->checked ? "true" : "false");
+}

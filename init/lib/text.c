@@ -1,0 +1,196 @@
+/* Text and bytes. */
+#include "lib/text.h"
+
+#include "lib/mem.h"
+#include "lib/buf.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+bool parse_c_integer(const char *s, long long *out)
+{
+    bool neg = false;
+    unsigned base = 10;
+    unsigned long long v = 0, limit;
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+        s++;
+    if (*s == '+' || *s == '-')
+        neg = *s++ == '-';
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+        ((s[2] >= '0' && s[2] <= '9') || ((s[2] | 32) >= 'a' && (s[2] | 32) <= 'f')))
+        base = 16, s += 2;
+    else if (s[0] == '0')
+        base = 8;
+    limit = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+    for (;; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if ((*s | 32) >= 'a' && (*s | 32) <= 'f')
+            d = (unsigned)((*s | 32) - 'a' + 10);
+        else
+            break;
+        if (d >= base)
+            break;
+        if (v > (limit - d) / base)
+            return false;
+        v = v * base + d;
+    }
+    *out = neg ? (long long)(0ULL - v) : (long long)v;
+    return true;
+}
+
+bool same_bytes(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (; n >= 8; x += 8, y += 8, n -= 8) {
+        uint64_t u, v;
+        memcpy(&u, x, 8);
+        memcpy(&v, y, 8);
+        if (u != v)
+            return false;
+    }
+    while (n--)
+        if (*x++ != *y++)
+            return false;
+    return true;
+}
+
+const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn)
+{
+    const char *h = hay, *end = h + hn;
+    if (nn == 0)
+        return hay;
+    while ((size_t)(end - h) >= nn) {
+        const char *c = memchr(h, *(const char *)needle, (size_t)(end - h) - nn + 1);
+        if (!c)
+            return NULL;
+        if (memcmp(c, needle, nn) == 0)
+            return c;
+        h = c + 1;
+    }
+    return NULL;
+}
+
+size_t utf8_seq_len(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    if (avail < n)
+        return 0;
+    unsigned cp = c & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void buf_escaped(struct buf *b, const char *s, size_t n, bool backslash)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t l = utf8_seq_len(p + i, n - i);
+        /* C0 controls and DEL; U+0080..U+009F, which some terminals take as
+         * 8-bit controls (CSI is U+009B); and bytes that are not UTF-8. */
+        bool control = l == 1 ? p[i] < 0x20 || p[i] == 0x7f : l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
+        if (backslash && p[i] == '\\') {
+            buf_add(b, "\\\\", 2);
+            i++;
+        } else if (l && !control) {
+            buf_add(b, p + i, l);
+            i += l;
+            continue;
+        }
+        for (size_t k = 0; k < (l ? l : 1); k++) {
+            char e[4] = { '\\', 'x', hex[p[i + k] >> 4], hex[p[i + k] & 15] };
+            buf_add(b, e, 4);
+        }
+        i += l ? l : 1;
+    }
+}
+
+bool utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t l = utf8_seq_len(p + i, n - i);
+        if (!l)
+            return false;
+        i += l;
+    }
+    return true;
+}
+
+void json_string(struct buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    buf_add(b, "\"", 1);
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c == '"' || c == '\\') {
+            char e[2] = { '\\', (char)c };
+            buf_add(b, e, 2);
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            buf_printf(b, "\\u%04x", c);
+            i++;
+        } else {
+            /* A run of characters that stand as they are, added at once. */
+            size_t at = i, l;
+            /* ASCII inline: a call per character was most of a state.json's
+             * rendering after the fork. */
+            while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20 && p[i] != 0x7f &&
+                   (p[i] < 0x80 ? (l = 1) : (l = utf8_seq_len(p + i, n - i))))
+                i += l;
+            buf_add(b, p + at, i - at);
+            if (at == i) {
+                buf_str(b, "\\ufffd");
+                i++;
+            }
+        }
+    }
+    buf_add(b, "\"", 1);
+}
+
+size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return SIZE_MAX;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diagv = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diagv + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagv = up;
+        }
+    }
+    return row[lb];
+}

@@ -1,0 +1,43 @@
+/* Text and bytes: NCCL's integers, UTF-8, escaping for logs and JSON,
+ * edit distance for suggestions. */
+#ifndef NCCL_INIT_TEXT_H
+#define NCCL_INIT_TEXT_H
+
+#include "lib/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What strtoll(s, NULL, 0) returns, as NCCL reads its integers: optional
+ * sign, 0x hex, leading-0 octal, stops at the first bad character.
+ * Returns false on overflow. */
+bool parse_c_integer(const char *s, long long *out);
+
+/* First occurrence of needle (length nn) in hay (length hn), or NULL. */
+const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn);
+/* Whether n bytes at a and b are the same, compared eight at a time:
+ * musl's memcmp goes a byte at a time (it orders them too), and a restart
+ * compares whole files and the receipt's material (some 10 000
+ * instructions each for state.json and the material). */
+bool same_bytes(const void *a, const void *b, size_t n);
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+size_t utf8_seq_len(const unsigned char *s, size_t avail);
+bool utf8_valid(const char *s, size_t n);
+
+/* Appends s[0..n) with every byte that could steer a terminal written as
+ * \xNN: C0 controls, DEL, the UTF-8 forms of the C1 controls, and bytes
+ * that are not UTF-8; with backslash, a backslash as two, so that the
+ * text reads back unambiguously (verify's report). For logs, which carry
+ * values from the environment and from files, and for verify. */
+void buf_escaped(struct buf *b, const char *s, size_t n, bool backslash);
+
+/* Writes s as a JSON string literal (with quotes). Invalid UTF-8 bytes are
+ * written as U+FFFD so that the document stays valid. */
+void json_string(struct buf *b, const char *s);
+
+/* Levenshtein distance between a and b; SIZE_MAX when either is over 64
+ * bytes. */
+size_t edit_distance(const char *a, const char *b);
+
+#endif

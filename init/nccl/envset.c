@@ -1,0 +1,258 @@
+#include "nccl/envset.h"
+
+#include "lib/digest.h"
+#include "lib/buf.h"
+#include "lib/mem.h"
+#include "lib/sort.h"
+#include "nccl/validate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct inherited {
+    const char *entry; /* "KEY=VALUE" */
+    size_t keylen;
+};
+
+/* By key alone: copies of one key keep their order in the environment
+ * because sort() is stable, and that is what makes the last copy win
+ * (util.h). */
+static int cmp_inherited(const void *a, const void *b)
+{
+    const struct inherited *x = a, *y = b;
+    size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
+    int c = memcmp(x->entry, y->entry, n);
+    if (c == 0 && x->keylen != y->keylen)
+        c = x->keylen < y->keylen ? -1 : 1;
+    return c;
+}
+
+static int cmp_var(const void *a, const void *b)
+{
+    return strcmp(((const struct var *)a)->key, ((const struct var *)b)->key);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct entry *x = *(const struct entry *const *)a, *y = *(const struct entry *const *)b;
+    return strcmp(x->key, y->key);
+}
+
+/* Room is reserved up front (envset_compose), so this never reallocates
+ * and pointers to earlier vars stay valid. */
+static struct var *add(struct envset *s, const char *key, const char *value, int src)
+{
+    struct var *v = &s->v[s->n++];
+    *v = (struct var){ .key = key, .value = value, .source = src };
+    return v;
+}
+
+/* The inherited environment, cleaned: malformed entries dropped, duplicates
+ * collapsed to the last copy, nccl-init's own controls removed. glibc's
+ * getenv() returns the first copy and Python's os.environ keeps the last, so
+ * a duplicate would make C and Python code in one process disagree. */
+static void take_environment(struct envset *s, char *const *envp, size_t extra,
+                             const struct known_names *k, struct diag *d)
+{
+    /* What stays (the keys, the set) is taken before the index that sorts
+     * them, which goes last and so gives its room straight back (mem.c):
+     * a start's region then fits in two pages. The keys need a NUL the
+     * inherited strings do not have there: one buffer holds them all,
+     * rather than a copy per variable. */
+    size_t n = 0, kbytes = 1;
+    while (envp && envp[n])
+        kbytes += strcspn(envp[n++], "=") + 1;
+    char *k_at = s->keys = xmalloc(kbytes);
+    s->cap = n + extra;
+    s->v = xmalloc((s->cap ? s->cap : 1) * sizeof s->v[0]);
+    struct inherited *ix = xmalloc(n * sizeof *ix);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(envp[i], '=');
+        if (!eq || eq == envp[i]) {
+            log_warn("dropping malformed environment entry '%.40s'", envp[i]);
+            continue;
+        }
+        ix[m++] = (struct inherited){ envp[i], (size_t)(eq - envp[i]) };
+    }
+    sort(ix, m, sizeof *ix, cmp_inherited);
+    for (size_t i = 0; i < m; i++) {
+        size_t j = i;
+        while (j + 1 < m && ix[j + 1].keylen == ix[i].keylen &&
+               memcmp(ix[j + 1].entry, ix[i].entry, ix[i].keylen) == 0)
+            j++;
+        if (j > i)
+            log_warn("environment has %.*s %zu times; keeping the last value",
+                     (int)ix[i].keylen, ix[i].entry, j - i + 1);
+        const char *e = ix[j].entry;
+        i = j;
+        if (strncmp(e, "NCCL_INIT_", 10) == 0)
+            continue;
+        memcpy(k_at, e, ix[j].keylen);
+        k_at[ix[j].keylen] = '\0';
+        struct var *v = add(s, k_at, e + ix[j].keylen + 1, SRC_ENV);
+        v->inherited = e;
+        k_at += ix[j].keylen + 1;
+        if (strncmp(v->key, "NCCL_", 5) == 0) {
+            struct entry en = { v->key, v->value, "environment", 0, NULL };
+            validate_entry(&en, k, DIAG_WARNING, d);
+        }
+    }
+    xfree(ix);
+}
+
+/* Puts the set in key order. s->v[0..nenv) is the environment, sorted and
+ * unique; after it come the profiles' keys it lacks (sorted: added in the
+ * layered order) and nccl-init's two, which it never has (NCCL_INIT_* is
+ * dropped from it). So the tail alone is sorted (a few items) and merged in
+ * from the back, each item moved at most once: a sort of the whole set
+ * cost a start a comparison per variable and moved the tail's through it. */
+static void merge_tail(struct envset *s, size_t nenv)
+{
+    size_t nt = s->n - nenv;
+    struct var *tail = xmalloc((nt ? nt : 1) * sizeof *tail);
+    memcpy(tail, s->v + nenv, nt * sizeof *tail);
+    sort(tail, nt, sizeof *tail, cmp_var);
+    for (size_t i = nenv, j = nt, k = s->n; j > 0;)
+        s->v[--k] = i > 0 && cmp_var(&s->v[i - 1], &tail[j - 1]) > 0 ? s->v[--i] : tail[--j];
+    xfree(tail);
+}
+
+void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
+                    size_t np, bool enforce, const struct known_names *k, struct diag *d)
+{
+    memset(s, 0, sizeof *s);
+    size_t total = 0;
+    for (size_t i = 0; i < np; i++)
+        total += profiles[i].n;
+    /* Room for every profile line and nccl-init's two variables. */
+    take_environment(s, envp, total + 2, k, d); /* sorted, unique */
+    size_t nenv = s->n;
+
+    /* Layer the profiles: a later profile's line replaces an earlier one's. */
+    const struct entry **pe = xmalloc(total * sizeof *pe);
+    size_t m = 0;
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < profiles[i].n; j++)
+            pe[m++] = &profiles[i].v[j];
+    /* Walk in profile order so that a later profile replaces the earlier
+     * line in place; profiles are a few dozen lines, so linear is fine. */
+    const struct entry **layered = xmalloc(total * sizeof *layered);
+    size_t nl = 0;
+    for (size_t i = 0; i < m; i++) {
+        size_t w;
+        for (w = 0; w < nl; w++)
+            if (strcmp(layered[w]->key, pe[i]->key) == 0)
+                break;
+        if (w < nl)
+            log_debug("%s: %s from %s:%u replaced by %s:%u", pe[i]->key, layered[w]->value,
+                      layered[w]->file, layered[w]->line, pe[i]->file, pe[i]->line);
+        layered[w] = pe[i];
+        if (w == nl)
+            nl++;
+    }
+    xfree(pe);
+    sort(layered, nl, sizeof *layered, cmp_entry);
+
+    struct sha256 h;
+    sha256_init(&h);
+    for (size_t i = 0; i < nl; i++) {
+        const struct entry *e = layered[i];
+        struct var *v = nenv ? bsearch(&(struct var){ .key = (char *)e->key }, s->v, nenv,
+                                       sizeof s->v[0], cmp_var)
+                             : NULL;
+        if (!v) {
+            v = add(s, e->key, e->value, SRC_PROFILE);
+        } else if (strcmp(v->value, e->value) == 0) {
+            v->source = SRC_PROFILE;
+        } else if (enforce) {
+            v->value = e->value;
+            v->inherited = NULL;
+            v->source = SRC_PROFILE;
+            v->enforced = true;
+            s->overrides++;
+        } else {
+            v->overridden = true;
+            s->overrides++;
+        }
+        v->entry = e;
+        v->resolved = true;
+        sha256_update(&h, v->key, strlen(v->key));
+        sha256_update(&h, "=", 1);
+        sha256_update(&h, v->value, strlen(v->value));
+        sha256_update(&h, "\n", 1);
+    }
+    s->resolved = nl;
+    xfree(layered);
+    sha256_hex(&h, s->digest);
+
+    struct buf names = { 0 };
+    for (size_t i = 0; i < np; i++)
+        buf_printf(&names, "%s%s", i ? "," : "", profiles[i].name);
+    s->names = names.data ? names.data : xstrdup("none");
+    add(s, "NCCL_INIT_PROFILE", s->names, SRC_INIT);
+    add(s, "NCCL_INIT_DIGEST", s->digest, SRC_INIT);
+    merge_tail(s, nenv);
+}
+
+const char *envset_get(const struct envset *s, const char *key)
+{
+    /* In key order once composed (merge_tail): a start asks for four keys,
+     * and a scan of all of them cost a hundred strcmp() calls. */
+    const struct var *v = s->n ? bsearch(&(struct var){ .key = key }, s->v, s->n,
+                                         sizeof s->v[0], cmp_var)
+                               : NULL;
+    return v ? v->value : NULL;
+}
+
+char **envset_envp(const struct envset *s)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (!s->v[i].inherited)
+            bytes += strlen(s->v[i].key) + strlen(s->v[i].value) + 2;
+    /* The array, then the new "KEY=VALUE" strings, in one allocation. */
+    char **envp = xmalloc((s->n + 1) * sizeof *envp + bytes);
+    char *at = (char *)(envp + s->n + 1);
+    for (size_t i = 0; i < s->n; i++) {
+        const struct var *v = &s->v[i];
+        if (v->inherited) {
+            envp[i] = (char *)v->inherited;
+            continue;
+        }
+        size_t kl = strlen(v->key), vl = strlen(v->value);
+        envp[i] = at;
+        memcpy(at, v->key, kl);
+        at[kl] = '=';
+        memcpy(at + kl + 1, v->value, vl + 1);
+        at += kl + vl + 2;
+    }
+    envp[s->n] = NULL;
+    return envp;
+}
+
+void envset_log_summary(const struct envset *s)
+{
+    struct buf b = { 0 };
+    for (size_t i = 0; i < s->n; i++) {
+        const struct var *v = &s->v[i];
+        if (v->overridden)
+            buf_printf(&b, "%s%s=%s from the environment over %s:%u", b.len ? ", " : "", v->key,
+                       v->value, v->entry->file, v->entry->line);
+        else if (v->enforced)
+            buf_printf(&b, "%s%s enforced from %s:%u", b.len ? ", " : "", v->key,
+                       v->entry->file, v->entry->line);
+    }
+    log_info("profile %s: %zu variable%s, digest %.12s, %zu override%s%s%s", s->names,
+             s->resolved, s->resolved == 1 ? "" : "s", s->digest, s->overrides,
+             s->overrides == 1 ? "" : "s", b.len ? ": " : "", b.len ? b.data : "");
+    buf_free(&b);
+}
+
+void envset_free(struct envset *s)
+{
+    xfree(s->v);
+    xfree(s->keys);
+    xfree(s->names);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,48 @@
+/* Profiles: KEY=VALUE env-files read the same way by docker --env-file,
+ * kubectl --from-env-file and NCCL's nccl.conf. */
+#ifndef NCCL_INIT_PROFILE_H
+#define NCCL_INIT_PROFILE_H
+
+#include "lib/log.h"
+
+#include <stddef.h>
+
+#define PROFILE_MAX_LINE 4095       /* bytes, without the newline */
+#define PROFILE_MAX_SIZE (1 << 20)  /* a profile is a handful of lines */
+
+struct entry {
+    const char *key, *value;
+    const char *file; /* as named in diagnostics */
+    unsigned line;
+    const char *profile; /* name of the profile it came from */
+};
+
+struct profile {
+    char *name; /* "pcie-8gpu" */
+    char *path; /* where it was read */
+    char *text; /* the file, split in place; entries point into it */
+    struct entry *v;
+    size_t n, cap;
+};
+
+/* Parses text (len bytes, NUL-terminated, modified in place) into p->v.
+ * Every problem is reported through d as PATH:LINE; returns the number of
+ * errors found. p->path and p->name must already be set. check, when not
+ * NULL, sees each accepted line at once, so that value errors come out in
+ * line order with the syntax errors. */
+typedef void entry_fn(const struct entry *e, void *ctx);
+unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d,
+                       entry_fn *check, void *ctx);
+
+/* Resolves SPEC (a name looked up as DIR/NAME.env, or a path when it has a
+ * '/' or ends in ".env"), reads and parses it. Returns the number of
+ * errors, reading failures included. */
+unsigned profile_load(struct profile *p, const char *spec, const char *dir, struct diag *d,
+                      entry_fn *check, void *ctx);
+
+void profile_free(struct profile *p);
+
+/* True for [A-Za-z_][A-Za-z0-9_]*: what docker, pam_env and shells accept. */
+int key_valid(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,41 @@
+/* From options to validated profiles and the canonical environment: the
+ * path shared by check, render and run. */
+#ifndef NCCL_INIT_RESOLVE_H
+#define NCCL_INIT_RESOLVE_H
+
+#include "nccl/envset.h"
+#include "nccl/nccl_lib.h"
+#include "nccl/profile.h"
+
+/* What resolve takes from the command line, built by the verbs: it needs
+ * none of the rest. */
+struct resolve_options {
+    const char *const *profiles; /* NAME, PATH or "auto", in order; later layers win */
+    size_t nprofiles;
+    const char *profile_dir; /* where NAME.env and auto's rules are looked up */
+    const char *root;        /* auto detects the hardware under it; NULL: / */
+    const char *nccl_lib;    /* the known NCCL_* names from it; NULL: the built-in table */
+    bool enforce;            /* profile values win over the environment */
+    bool each_alone;         /* check: each file's combinations judged on their own too */
+};
+
+struct resolved {
+    struct profile *profiles;
+    size_t n;
+    struct known_names known;
+    struct diag diag;
+    struct envset env;
+};
+
+/* Loads and validates the profiles of o (with combination checks per file
+ * when o->each_alone). Returns the error count. */
+unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o);
+
+/* Composes the canonical environment from envp and checks the resolved
+ * set's combinations. Call only when resolve_profiles found no error. */
+void resolve_environment(struct resolved *r, const struct resolve_options *o, char *const *envp);
+
+/* Gives back everything resolve built. */
+void resolved_free(struct resolved *r);
+
+#endif

@@ -1,0 +1,848 @@
+/* The one engine over nccl_table.c: what NCCL 2.28.9 makes of a value
+ * (nccl_read), and the findings about it (validate_entry), computed by the
+ * same code so that check, render and the messages never disagree. */
+#include "nccl/validate.h"
+
+#include "nccl/nccl_lib.h"
+#include "nccl/nccl_table.h"
+#include "nccl/servers.h"
+#include "lib/mem.h"
+#include "lib/text.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- NCCL's integer parser ---- */
+
+/* glibc's strtoll(s, &end, 0) on x86-64, which is what ncclLoadParam
+ * (src/misc/param.cc) and the direct strtol reads run: leading white space,
+ * a sign, "0x" hex or leading-0 octal, digits up to the first that does not
+ * fit the base. On overflow it consumes every digit and returns
+ * LLONG_MAX/LLONG_MIN with ERANGE. */
+struct c_integer {
+    long long v;
+    const char *end;  /* first byte not consumed (== start: no number) */
+    bool overflow;    /* ERANGE */
+    bool octal;       /* a leading 0 made it octal (and more digits followed) */
+    bool prefixed;    /* written with 0x or a '+': NCCL reads it right, but not as spelled */
+};
+
+static int digit_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 32;
+    return c >= 'a' && c <= 'z' ? c - 'a' + 10 : 99;
+}
+
+static void c_strtoll(const char *s, struct c_integer *r)
+{
+    const char *p = s;
+    unsigned long long v = 0, limit;
+    unsigned base = 10;
+    bool neg = false;
+    memset(r, 0, sizeof *r);
+    r->end = s;
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+        p++;
+    if (*p == '+' || *p == '-') {
+        r->prefixed = *p == '+';
+        neg = *p++ == '-';
+    }
+    if (p[0] == '0' && (p[1] | 32) == 'x' && digit_value(p[2]) < 16) {
+        base = 16, p += 2;
+        r->prefixed = true;
+    } else if (p[0] == '0') {
+        base = 8;
+        r->octal = digit_value(p[1]) < 8;
+    }
+    if (digit_value(*p) >= (int)base)
+        return; /* no number: strtoll returns 0 and end = s */
+    limit = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+    for (; digit_value(*p) < (int)base; p++) {
+        unsigned d = (unsigned)digit_value(*p);
+        if (r->overflow || v > (limit - d) / base)
+            r->overflow = true;
+        else
+            v = v * base + d;
+    }
+    r->end = p;
+    if (r->overflow)
+        r->v = neg ? LLONG_MIN : LLONG_MAX;
+    else
+        r->v = neg ? (long long)(0ULL - v) : (long long)v;
+}
+
+/* The value as the C type NCCL keeps it in (two's complement truncation,
+ * as gcc does for the conversions NCCL writes). */
+static long long to_ctype(long long v, int ctype)
+{
+    switch (ctype) {
+    case C_I32:
+        return (int32_t)(uint32_t)(uint64_t)v;
+    case C_U32:
+        return (uint32_t)(uint64_t)v;
+    case C_U16:
+        return (uint16_t)(uint64_t)v;
+    case C_U8:
+        return (uint8_t)(uint64_t)v;
+    default:
+        return v;
+    }
+}
+
+static const char ctype_names[][24] = { "a 64-bit integer", "an int", "a 32-bit unsigned",
+                                        "a 16-bit unsigned field", "an 8-bit field" };
+
+/* ---- tokens ---- */
+
+/* Index of tok (length n) among the comma-separated tokens, or -1. */
+static int token_index(const char *tokens, const char *tok, size_t n, bool fold)
+{
+    int i = 0;
+    for (const char *t = tokens; *t; i++) {
+        const char *c = strchr(t, ',');
+        size_t tl = c ? (size_t)(c - t) : strlen(t);
+        if (tl == n && (fold ? strncasecmp(t, tok, n) : strncmp(t, tok, n)) == 0)
+            return i;
+        if (!c)
+            break;
+        t = c + 1;
+    }
+    return -1;
+}
+
+static int token_count(const char *tokens)
+{
+    int n = 1;
+    for (const char *t = tokens; (t = strchr(t, ',')); t++)
+        n++;
+    return n;
+}
+
+/* The i-th token, as "%.*s" arguments. */
+static const char *token_at(const char *tokens, int i, int *len)
+{
+    const char *t = tokens;
+    while (i-- > 0)
+        t = strchr(t, ',') + 1;
+    const char *c = strchr(t, ',');
+    *len = c ? (int)(c - t) : (int)strlen(t);
+    return t;
+}
+
+/* ---- findings ---- */
+
+/* One judgement: the entry, where findings go (d may be NULL: reading only),
+ * and the reading being filled in. */
+struct judge {
+    const struct entry *e;
+    const struct value_rule *r;
+    int sev; /* DIAG_ERROR for a profile, DIAG_WARNING for the environment */
+    struct diag *d;
+    struct nccl_reading *out;
+    bool said;
+};
+
+/* "KEY=VALUE: what": the value shortened so the message fits a line. */
+static void say(struct judge *j, int sev, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(struct judge *j, int sev, const char *fmt, ...)
+{
+    if (!j->d || j->said)
+        return;
+    j->said = true;
+    char what[512];
+    struct buf w = BUF_FIXED(what);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&w, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(j->e->value);
+    diag(j->d, sev == DIAG_ERROR ? j->sev : DIAG_WARNING, j->e->file, j->e->line, "%s=%.*s%s: %s",
+         j->e->key, n > 80 ? 72 : (int)n, j->e->value, n > 80 ? "..." : "", what);
+}
+
+/* A note that only -v shows: the value is fine, but reads differently. */
+static void note(struct judge *j, long long v)
+{
+    if (!j->d || log_level < LOG_DEBUG)
+        return;
+    char what[160];
+    struct buf w = BUF_FIXED(what);
+    buf_printf(&w, "NCCL reads it as %lld", v);
+    log_debug("%s:%u: note: %s=%s: %s", j->e->file, j->e->line, j->e->key, j->e->value, what);
+}
+
+/* "1..64", "at least 1", "1..64 (or -2)". */
+static void range_text(struct buf *b, const struct value_rule *r)
+{
+    if (r->step)
+        buf_printf(b, "a multiple of %d in %lld..%lld", r->step, r->min, r->max);
+    else if (r->max == LLONG_MAX || (r->max == INT_MAX && r->ctype == C_I32))
+        buf_printf(b, "at least %lld", r->min);
+    else
+        buf_printf(b, "%lld..%lld", r->min, r->max);
+    if (r->special_lo == r->special_hi)
+        buf_printf(b, " (or %d)", r->special_lo);
+    else if (r->special_lo < r->special_hi)
+        buf_printf(b, " (or %d..%d)", r->special_lo, r->special_hi);
+}
+
+static bool is_special(const struct value_rule *r, long long v)
+{
+    return v >= r->special_lo && v <= r->special_hi;
+}
+
+/* What NCCL does with w, an integer in its C type, under the rule; says
+ * so when that is not w as written. prefix: what was said before (the C
+ * type), or "". */
+static void judge_int_value(struct judge *j, long long w, const char *prefix)
+{
+    const struct value_rule *r = j->r;
+    struct nccl_reading *o = j->out;
+    char what[320] = "";
+    struct buf b = BUF_FIXED(what);
+    buf_str(&b, prefix);
+    o->uses = NU_VALUE;
+    o->used = w;
+    if (is_special(r, w)) {
+        /* A value that became -1 or -2 only in the C type: whether NCCL
+         * compared before or after storing it differs from one use to the
+         * next (computeBuffSizes compares the int64). */
+        o->uses = *prefix ? NU_UNDEFINED : NU_DEFAULT;
+        if (*prefix)
+            say(j, DIAG_ERROR, "%s", what);
+        return;
+    }
+    if ((r->flags & F_NONPOS_DEF) && w <= 0) {
+        o->uses = NU_DEFAULT;
+        buf_str(&b, "zero or less: NCCL uses its default");
+        say(j, DIAG_ERROR, "%s", what);
+        return;
+    }
+    int action = O_NONE, sev = DIAG_ERROR;
+    long long as = 0;
+    if (r->step && w % r->step && (r->flags & F_STEP_HIGH)) {
+        action = O_AS, as = r->max; /* getNthreads tests the multiple first */
+    } else if (w < r->min) {
+        action = r->low, as = r->as_low;
+        if (action == O_CLAMP)
+            as = r->min;
+    } else if (w > r->max) {
+        action = r->high, as = r->as_high;
+        if (action == O_CLAMP)
+            as = r->max;
+        if (r->flags & F_HIGH_WARN)
+            sev = DIAG_WARNING;
+    } else if ((r->flags & F_POW2) && (w & (w - 1))) {
+        o->uses = NU_DEFAULT;
+        buf_str(&b, "not a power of 2: NCCL ignores it and uses its default");
+        say(j, DIAG_ERROR, "%s", what);
+        return;
+    } else if (*prefix) {
+        say(j, DIAG_ERROR, "%s", what);
+        return;
+    } else {
+        return;
+    }
+    if (action == O_NONE) {
+        if (*prefix)
+            say(j, DIAG_ERROR, "%s", what);
+        return;
+    }
+    if (b.len)
+        buf_str(&b, "; ");
+    buf_str(&b, "out of range: ");
+    range_text(&b, r);
+    switch (action) {
+    case O_CLAMP:
+    case O_AS:
+        o->used = as;
+        if (action == O_AS && rule_text(r))
+            buf_printf(&b, ": %s", rule_text(r));
+        else
+            buf_printf(&b, ": NCCL uses %lld", as);
+        break;
+    case O_DEFAULT:
+        o->uses = NU_DEFAULT;
+        buf_str(&b, ": NCCL ignores it and keeps its default");
+        break;
+    case O_FAIL:
+        o->uses = NU_FAILS;
+        buf_printf(&b, ": %s", rule_text(r));
+        break;
+    default:
+        o->uses = NU_UNDEFINED;
+        buf_printf(&b, ": %s", rule_text(r));
+        break;
+    }
+    say(j, sev, "%s", what);
+}
+
+static void judge_int(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    struct nccl_reading *o = j->out;
+    const char *s = j->e->value;
+    if (!*s) {
+        if (r->flags & F_STRTOL) {
+            /* strtol("") is 0 and nothing checks for it */
+            o->reads = NR_INT;
+            judge_int_value(j, 0, "");
+            say(j, DIAG_WARNING, "empty: NCCL reads it as 0");
+        } else {
+            o->reads = NR_UNSET;
+            o->uses = NU_DEFAULT;
+            say(j, DIAG_WARNING, "empty: the same as not setting it (NCCL uses its default)");
+        }
+        return;
+    }
+    struct c_integer c;
+    c_strtoll(s, &c);
+    if (c.overflow && !(r->flags & F_STRTOL)) {
+        o->reads = NR_DEFAULT; /* "Invalid value ..., using default" */
+        o->uses = NU_DEFAULT;
+        say(j, DIAG_ERROR, "out of range for a 64-bit integer: NCCL ignores it and uses its default");
+        return;
+    }
+    o->reads = NR_INT;
+    o->value = c.v;
+    long long w = to_ctype(c.v, r->ctype);
+    char prefix[200] = "";
+    struct buf b = BUF_FIXED(prefix);
+    if (c.end == s)
+        buf_str(&b, "not a number: NCCL reads it as 0");
+    else if (*c.end)
+        buf_printf(&b, "not a whole number: NCCL reads only its start, %lld", c.v);
+    else if (c.octal)
+        buf_printf(&b, "a leading 0 makes it octal: NCCL reads it as %lld", c.v);
+    else if (c.overflow)
+        buf_printf(&b, "out of range for a 64-bit integer: NCCL reads it as %lld", c.v);
+    /* NCCL compares its special values (-1, -2) before storing the rest */
+    if (!b.len && is_special(r, c.v)) {
+        o->uses = NU_DEFAULT;
+        o->used = c.v;
+        return;
+    }
+    if (w != c.v)
+        buf_printf(&b, "%s%s, where it is %lld", b.len ? ", and keeps it in " : "NCCL keeps it in ",
+                   ctype_names[r->ctype], w);
+    if (!b.len && c.prefixed)
+        note(j, c.v);
+    judge_int_value(j, w, prefix);
+}
+
+/* ncclGetLevel (src/graph/paths.cc). */
+static void judge_level(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    struct nccl_reading *o = j->out;
+    const char *s = j->e->value;
+    size_t n = strlen(s);
+    int i = token_index(rule_tokens(r), s, n, false);
+    o->reads = NR_LEVEL;
+    if (i >= 0) {
+        o->value = i;
+        return;
+    }
+    if (*s >= '0' && *s <= '9') {
+        /* levelsOldToNew: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and 5 SYS */
+        static const unsigned char old_to_new[] = { 0, 4, 5, 8, 9, 9 };
+        struct c_integer c;
+        c_strtoll(s, &c);
+        long long w = to_ctype(c.v, C_I32);
+        if (w < 0) {
+            o->reads = NR_CRASH;
+            say(j, DIAG_ERROR, "NCCL keeps the number in an int, where it is %lld, and indexes "
+                               "its level table with it: undefined behaviour", w);
+            return;
+        }
+        o->value = old_to_new[w > 5 ? 5 : w];
+        int tl;
+        const char *t = token_at(rule_tokens(r), (int)o->value, &tl);
+        if (*c.end)
+            say(j, DIAG_ERROR, "not a whole number: NCCL reads only its start, %lld, as %.*s",
+                c.v, tl, t);
+        else if (c.octal)
+            say(j, DIAG_ERROR, "a leading 0 makes it octal: NCCL reads %lld, as %.*s", c.v, tl,
+                t);
+        else if (w != c.v)
+            say(j, DIAG_ERROR, "NCCL keeps the number in an int, where it is %lld: %.*s", w, tl,
+                t);
+        else if (c.prefixed)
+            note(j, c.v);
+        return;
+    }
+    o->reads = NR_UNSET;
+    if (!*s) {
+        say(j, DIAG_WARNING, "empty: the same as not setting it");
+        return;
+    }
+    i = token_index(rule_tokens(r), s, n, true);
+    if (i >= 0) {
+        int tl;
+        const char *t = token_at(rule_tokens(r), i, &tl);
+        say(j, DIAG_ERROR, "levels are case-sensitive (did you mean %.*s?); %s", tl, t,
+            rule_text(r));
+    } else {
+        say(j, DIAG_ERROR, "unknown level (expected one of %s, or a number from 0: 0 LOC, 1 PIX, "
+                           "2 PXB, 3 PHB, 4 SYS); %s", rule_tokens(r), rule_text(r));
+    }
+}
+
+/* parseList (src/graph/tuning.cc), step by step on a copy, strtok and all. */
+static void judge_list(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    struct nccl_reading *o = j->out;
+    const char *s = j->e->value;
+    bool proto = j->r == &value_rules[R_PROTO];
+    int ntok = token_count(rule_tokens(r));
+    /* defaults (tuning.cc ncclTopoTuneModel): everything on, LL128 left to NCCL */
+    for (int f = 0; f < NCCL_FUNCS; f++)
+        for (int e = 0; e < ntok; e++)
+            o->matrix[f][e] = proto && e == 1 ? 2 : 1;
+    o->reads = NR_LIST;
+    if (!*s) {
+        say(j, DIAG_WARNING, "empty: the same as not setting it (NCCL's own choice)");
+        return;
+    }
+    char *full = xstrdup(s), *save_full, *sub = NULL, *elems = NULL;
+    char what[300];
+    struct buf b = BUF_FIXED(what);
+    for (char *seg = strtok_r(full, ";", &save_full); seg; seg = strtok_r(NULL, ";", &save_full)) {
+        xfree(sub);
+        sub = xstrdup(seg);
+        char *save_sub;
+        char *prefix = strtok_r(sub, ":", &save_sub);
+        char *list = strtok_r(NULL, ":", &save_sub);
+        char *rest = list ? strtok_r(NULL, ":", &save_sub) : NULL;
+        if (!list) {
+            if (seg != full) {
+                b.len = 0;
+                buf_printf(&b, "'%s' has no collective prefix, which NCCL allows on the first "
+                               "entry only; %s", seg, rule_text(r));
+                o->reads = NR_INVALID;
+                break;
+            }
+            if (!prefix) {
+                b.len = 0;
+                buf_str(&b, "an entry of only ':': NCCL's parseList dereferences NULL on it");
+                o->reads = NR_CRASH;
+                break;
+            }
+            list = prefix;
+            prefix = NULL;
+        }
+        if (rest && !b.len) /* parseList takes the second ':' field and drops the rest */
+            buf_printf(&b, "NCCL ignores ':%s' after '%s:%s'", rest, prefix, list);
+        unsigned char set = 1;
+        if (*list == '^')
+            set = 0, list++;
+        int f = prefix ? token_index(nccl_collectives, prefix, strlen(prefix), true) : -1;
+        if (prefix && f < 0) {
+            b.len = 0;
+            buf_printf(&b, "unknown collective '%s' (expected %s); %s", prefix, nccl_collectives,
+                       rule_text(r));
+            o->reads = NR_INVALID;
+            break;
+        }
+        for (int g = 0; g < NCCL_FUNCS; g++)
+            if (!prefix || g == f)
+                for (int e = 0; e < ntok; e++)
+                    o->matrix[g][e] = !set;
+        xfree(elems);
+        elems = xstrdup(list);
+        char *save_el;
+        for (char *el = strtok_r(elems, ",", &save_el); el; el = strtok_r(NULL, ",", &save_el)) {
+            int e = token_index(rule_tokens(r), el, strlen(el), true);
+            if (e < 0) {
+                b.len = 0;
+                buf_printf(&b, "unknown token '%s' (expected %s; a leading '^' excludes); %s", el,
+                           rule_tokens(r), rule_text(r));
+                o->reads = NR_INVALID;
+                break;
+            }
+            for (int g = 0; g < NCCL_FUNCS; g++)
+                if (!prefix || g == f)
+                    o->matrix[g][e] = set;
+        }
+        if (o->reads != NR_LIST)
+            break;
+    }
+    xfree(full);
+    xfree(sub);
+    xfree(elems);
+    if (b.len) {
+        say(j, DIAG_ERROR, "%s", what);
+        return;
+    }
+    /* enqueue.cc topoGetAlgoInfo: a collective left without any is
+     * "no algorithm/protocol available", ncclInvalidUsage on every call. */
+    for (int f = 0; f < NCCL_FUNCS; f++) {
+        int on = 0;
+        for (int e = 0; e < ntok; e++)
+            on += o->matrix[f][e] != 0;
+        if (!on) {
+            int fl;
+            const char *fn = token_at(nccl_collectives, f, &fl);
+            say(j, DIAG_ERROR, "leaves %.*s no %s: every %.*s fails with ncclInvalidUsage", fl,
+                fn, proto ? "protocol" : "algorithm", fl, fn);
+            return;
+        }
+    }
+}
+
+static void judge_enum(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    const char *s = j->e->value;
+    size_t n = strlen(s);
+    bool exact = !(r->flags & F_CASE);
+    if (token_index(rule_tokens(r), s, n, exact) >= 0)
+        return;
+    if (!*s) {
+        say(j, DIAG_WARNING, "empty: the same as not setting it");
+        return;
+    }
+    int i = token_index(rule_tokens(r), s, n, true);
+    if (i >= 0) {
+        int tl;
+        const char *t = token_at(rule_tokens(r), i, &tl);
+        say(j, DIAG_ERROR, "case-sensitive (did you mean %.*s?); %s", tl, t, rule_text(r));
+    } else {
+        say(j, DIAG_ERROR, "unknown value (expected one of %s); %s", rule_tokens(r),
+            rule_text(r));
+    }
+}
+
+/* debug.cc's lists: "^" inverts, strtok skips empty names, unknown ones
+ * are skipped without a word. */
+static void judge_mask(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    const char *s = j->e->value;
+    if (!*s) {
+        say(j, DIAG_ERROR, "empty: %s", rule_text(r));
+        return;
+    }
+    if (*s == '^')
+        s++;
+    for (;;) {
+        size_t n = strcspn(s, ",");
+        if (n && token_index(rule_tokens(r), s, n, true) < 0) {
+            say(j, DIAG_ERROR, "unknown name '%.*s' (expected %s; a leading '^' excludes): NCCL "
+                               "skips it without a word", (int)n, s, rule_tokens(r));
+            return;
+        }
+        if (!s[n])
+            return;
+        s += n + 1;
+    }
+}
+
+static void judge_string(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    const char *s = j->e->value;
+    size_t n = strlen(s);
+    if (n == 0) {
+        if (rule_text(r) && !(r->flags & F_MIN2))
+            say(j, (r->flags & F_EMPTY_ERR) ? DIAG_ERROR : DIAG_WARNING, "empty: %s",
+                rule_text(r));
+        else if (j->r == &value_rules[R_STRING])
+            say(j, DIAG_WARNING, "empty: NCCL takes the empty string as the value, not as unset");
+        else
+            say(j, DIAG_WARNING, "empty: the same as not setting it");
+        return;
+    }
+    if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+        say(j, DIAG_ERROR, "NCCL takes the value as written, quotes included: nothing is called "
+                           "%s", s);
+        return;
+    }
+    if ((r->flags & F_MIN2) && n < 2)
+        say(j, DIAG_ERROR, "%s", rule_text(r));
+}
+
+/* The judgement of one value: the reading, and the findings when d is set. */
+/* rule: nccl_param_rule(e->key), which the caller has looked up already. */
+static void judge(const struct entry *e, int rule, int sev, struct diag *d,
+                  struct nccl_reading *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rule = rule;
+    if (out->rule < 0)
+        return;
+    struct judge j = { e, &value_rules[out->rule], sev, d, out, false };
+    switch (j.r->kind) {
+    case V_INT:
+        judge_int(&j);
+        break;
+    case V_LEVEL:
+        judge_level(&j);
+        break;
+    case V_LIST:
+        judge_list(&j);
+        break;
+    case V_ENUM:
+        judge_enum(&j);
+        break;
+    case V_MASK:
+        judge_mask(&j);
+        break;
+    case V_UNREAD:
+        out->reads = NR_UNSET;
+        say(&j, DIAG_WARNING, "%s", rule_text(j.r));
+        break;
+    default:
+        judge_string(&j);
+        break;
+    }
+}
+
+void nccl_read(const char *key, const char *value, struct nccl_reading *r)
+{
+    struct entry e = { key, value, "", 0, "" };
+    judge(&e, nccl_param_rule(key), DIAG_ERROR, NULL, r);
+}
+
+void nccl_reading_json(struct buf *b, const char *key, const char *value)
+{
+    static const char reads[][10] = { "", "unset", "default", "", "", "", "invalid", "undefined" };
+    static const char uses[][10] = { "", "", "default", "fails", "undefined" };
+    struct nccl_reading r;
+    nccl_read(key, value, &r);
+    if (r.rule < 0 || r.reads == NR_NONE)
+        return;
+    const struct value_rule *rule = &value_rules[r.rule];
+    buf_str(b, ", \"nccl\": {\"reads\": ");
+    if (r.reads == NR_INT) {
+        buf_printf(b, "%lld", r.value);
+    } else if (r.reads == NR_LEVEL) {
+        int tl;
+        const char *t = token_at(rule_tokens(rule), (int)r.value, &tl);
+        buf_printf(b, "\"%.*s\"", tl, t);
+    } else if (r.reads == NR_LIST) {
+        buf_str(b, "{");
+        for (int f = 0; f < NCCL_FUNCS; f++) {
+            int fl;
+            const char *fn = token_at(nccl_collectives, f, &fl);
+            buf_printf(b, "%s\"%.*s\": {", f ? ", " : "", fl, fn);
+            for (int e = 0; e < token_count(rule_tokens(rule)); e++) {
+                const char *t = token_at(rule_tokens(rule), e, &fl);
+                buf_printf(b, "%s\"%.*s\": %u", e ? ", " : "", fl, t, r.matrix[f][e]);
+            }
+            buf_str(b, "}");
+        }
+        buf_str(b, "}");
+    } else {
+        buf_printf(b, "\"%s\"", reads[r.reads]);
+    }
+    if (r.uses == NU_VALUE)
+        buf_printf(b, ", \"uses\": %lld", r.used);
+    else if (r.uses != NU_NONE)
+        buf_printf(b, ", \"uses\": \"%s\"", uses[r.uses]);
+    buf_str(b, "}");
+}
+
+/* ---- names ---- */
+
+/* The known names without their "NCCL_", from the library's list or the
+ * built-in one. */
+static const char **known_suffixes(const struct known_names *k, size_t *n)
+{
+    size_t cap = 0;
+    const char **v = NULL;
+    *n = 0;
+    if (k && k->names) {
+        for (size_t i = 0; i < k->n; i++) {
+            grow((void **)&v, &cap, *n + 1, sizeof *v);
+            v[(*n)++] = k->names[i] + 5;
+        }
+    } else {
+        for (const char *p = nccl_names; *p; p += strlen(p) + 1) {
+            grow((void **)&v, &cap, *n + 1, sizeof *v);
+            v[(*n)++] = p + 1;
+        }
+    }
+    return v;
+}
+
+/* "did you mean A, B?": the known names at the smallest edit distance, if
+ * that distance is small for the name's length. Only for the first few
+ * unknown names of a run: each costs a pass over every known name. */
+static void suggest(const struct entry *e, const struct known_names *k, struct diag *d)
+{
+    static unsigned budget = 64;
+    size_t count = 0;
+    const char **names = NULL;
+    if (budget) {
+        budget--;
+        names = known_suffixes(k, &count);
+    }
+    size_t *dist = xmalloc((count ? count : 1) * sizeof *dist);
+    size_t best = strlen(e->key) / 3;
+    if (best < 2)
+        best = 2;
+    for (size_t i = 0; i < count; i++) {
+        dist[i] = edit_distance(e->key + 5, names[i]);
+        if (dist[i] < best)
+            best = dist[i];
+    }
+    struct buf b = { 0 };
+    int shown = 0;
+    for (size_t i = 0; i < count && shown < 3; i++)
+        if (dist[i] == best) {
+            buf_printf(&b, "%sNCCL_%s", shown ? ", " : "; did you mean ", names[i]);
+            shown++;
+        }
+    xfree(dist);
+    xfree(names);
+    diag(d, DIAG_WARNING, e->file, e->line, "unknown NCCL variable %s%s%s", e->key,
+         b.data ? b.data : "", shown ? "?" : "");
+    buf_free(&b);
+}
+
+bool nccl_conf_cuts(const char *key, const char *value)
+{
+    return strlen(key) > NCCL_CONF_MAX || strlen(value) > NCCL_CONF_MAX;
+}
+
+void validate_entry(const struct entry *e, const struct known_names *k, int sev, struct diag *d)
+{
+    if (strncmp(e->key, "NCCL_INIT_", 10) == 0) {
+        diag(d, sev, e->file, e->line,
+             "%s: NCCL_INIT_* variables control nccl-init and are not passed on", e->key);
+        return;
+    }
+    if (strncmp(e->key, "NCCL_", 5) != 0)
+        return; /* CUDA_*, TORCH_* and the rest pass through unvalidated */
+    /* The nccl-conf sink would write it; NCCL would read a cut copy. */
+    size_t kl = strlen(e->key), vl = strlen(e->value);
+    if (nccl_conf_cuts(e->key, e->value) && strcmp(e->key, "NCCL_CONF_FILE") != 0)
+        diag(d, DIAG_WARNING, e->file, e->line,
+             "%s: the %s is %zu bytes; NCCL's nccl.conf reader keeps only %d, so the nccl-conf "
+             "sink leaves it out", e->key, kl > NCCL_CONF_MAX ? "name" : "value",
+             kl > NCCL_CONF_MAX ? kl : vl, NCCL_CONF_MAX);
+    /* One lookup in the built-in table, for both questions: is the name
+     * known (to the library given with --nccl-lib, if any), and its rule. */
+    int rule = nccl_param_rule(e->key);
+    if (k && k->names ? !known_names_has(k, e->key) : rule < 0) {
+        suggest(e, k, d);
+        return;
+    }
+    struct nccl_reading r;
+    judge(e, rule, sev, d, &r); /* a name only the given library knows: no rule, no finding */
+}
+
+/* ---- combinations ---- */
+
+static const struct entry *set_find(const struct entry *const *set, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(set[i]->key, key) == 0)
+            return set[i];
+    return NULL;
+}
+
+/* Does NCCL_PROTO leave protocol tok off for every collective? */
+static bool proto_excludes(const char *proto, const char *tok)
+{
+    struct nccl_reading r;
+    nccl_read("NCCL_PROTO", proto, &r);
+    int e = token_index(rule_tokens(&value_rules[R_PROTO]), tok, strlen(tok), true);
+    if (r.reads != NR_LIST || e < 0)
+        return false;
+    for (int f = 0; f < NCCL_FUNCS; f++)
+        if (r.matrix[f][e])
+            return false;
+    return true;
+}
+
+/* The integer NCCL reads from an entry, if it reads one. */
+static bool entry_int(const struct entry *e, long long *v)
+{
+    struct nccl_reading r;
+    nccl_read(e->key, e->value, &r);
+    *v = r.uses == NU_VALUE ? r.used : r.value;
+    return r.reads == NR_INT && r.uses == NU_VALUE;
+}
+
+void validate_set(const struct entry *const *set, size_t n, struct diag *d)
+{
+    const struct entry *proto = set_find(set, n, "NCCL_PROTO");
+    for (size_t i = 0; proto && i < noop_rules_count; i++) {
+        const struct noop_rule *r = &noop_rules[i];
+        const struct entry *e = set_find(set, n, r->key);
+        long long v;
+        if (!e || !*e->value || !proto_excludes(proto->value, r->proto))
+            continue;
+        if (r->min_value != LLONG_MIN && !(entry_int(e, &v) && v >= r->min_value))
+            continue;
+        diag(d, DIAG_WARNING, e->file, e->line, "%s=%s does nothing with NCCL_PROTO=%s: %s",
+             e->key, e->value, proto->value, r->why);
+    }
+    const struct entry *lo = set_find(set, n, "NCCL_MIN_NCHANNELS");
+    const struct entry *hi = set_find(set, n, "NCCL_MAX_NCHANNELS");
+    long long l, h;
+    if (lo && hi && entry_int(lo, &l) && entry_int(hi, &h) && l > h)
+        diag(d, DIAG_WARNING, lo->file, lo->line,
+             "NCCL_MIN_NCHANNELS=%s is above NCCL_MAX_NCHANNELS=%s: NCCL cannot honour both",
+             lo->value, hi->value);
+    /* paths.cc ncclGetLevel reads the level only when NCCL_P2P_DISABLE is not 1. */
+    const struct entry *off = set_find(set, n, "NCCL_P2P_DISABLE");
+    const struct entry *level = set_find(set, n, "NCCL_P2P_LEVEL");
+    long long v;
+    if (off && level && entry_int(off, &v) && v == 1)
+        diag(d, DIAG_WARNING, level->file, level->line,
+             "NCCL_P2P_LEVEL=%s does nothing with NCCL_P2P_DISABLE=1: NCCL does not read it",
+             level->value);
+}
+
+/* ---- the servers' own settings ---- */
+
+static const char *next_field(const char *s)
+{
+    return s + strlen(s) + 1;
+}
+
+void validate_servers(const struct entry *e, struct diag *d)
+{
+    /* Where each row (five strings) starts, found once: every profile line
+     * is held against every row, and walking the rows' strings each time
+     * cost a start-up a tenth of its instructions. */
+    static START_DATA unsigned short row_at[32];
+    static START_DATA unsigned rows;
+    if (!rows)
+        for (const char *r = server_overrides; *r && rows < ARRAY_SIZE(row_at);) {
+            row_at[rows++] = (unsigned short)(r - server_overrides);
+            for (int f = 0; f < 5; f++)
+                r = next_field(r);
+        }
+    for (unsigned i = 0; i < rows; i++) {
+        const char *key = server_overrides + row_at[i];
+        if (strcmp(key, e->key) != 0)
+            continue;
+        const char *server = next_field(key), *what = next_field(server),
+                   *option = next_field(what), *source = next_field(option);
+        size_t n = strlen(e->value);
+        int shown = n > 80 ? 72 : (int)n; /* as say() shortens values */
+        const char *more = n > 80 ? "..." : "";
+        if (*what == W_ALWAYS)
+            diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s always %s (%s), so the "
+                 "profile's value never reaches %s", key, shown, e->value, more, server,
+                 what + 1, source, server);
+        else if (*what == W_UNSET)
+            diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s only when it is unset "
+                 "(%s): the profile's value wins", key, shown, e->value, more, server,
+                 what + 1, source);
+        else
+            diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s when it is unset, and "
+                 "always with %s (%s): the profile's value wins unless %s is given", key,
+                 shown, e->value, more, server, what + 1, option, source, option);
+    }
+}

@@ -1,0 +1,343 @@
+/* Supervising the command: forwarding, reaping, and the stop.
+ *
+ * The rule of this file: from the fork on, nccl-init must not die and must
+ * not allocate (the one exception, started(), renders the record into a
+ * soft buffer that fails without dying, and gives back what it took before
+ * the loop). The command and its tree depend on it for reaping and for
+ * their stop; as PID 1 its exit takes the whole namespace down, and as a
+ * subreaper it leaves orphans behind. So every error after the fork is
+ * logged and lived with, and everything an event needs (the signalfd, the
+ * /proc buffer of tree.c, the log line's buffer) exists before the fork.
+ * The one way out of the loop is an empty tree.
+ *
+ * The stop is Docker's contract, which vLLM and SGLang are built on: the
+ * stop signal goes to the main process alone, and the main process shuts
+ * its own tree down in its own order (vLLM drains requests, then tells its
+ * engine, which tells its workers). The rest of the tree gets SIGTERM only
+ * once the main process has exited, and SIGKILL at the grace deadline.
+ * --signal-group keeps the older whole-group stop for trees that need it. */
+#include "pid1/supervise.h"
+
+#include "lib/log.h"
+#include "pid1/spawn.h"
+#include "pid1/tree.h"
+#include "lib/buf.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often the deadline's SIGKILL looks again for what survived it (a
+ * worker that forked between the walk and the kill, one in an
+ * uninterruptible sleep). */
+#define KILL_PASS_MS 100
+/* Events handled per turn of the loop, so that neither a flood of signals
+ * nor a storm of exits can starve the other. */
+#define SIGNAL_BATCH 16
+#define REAP_BATCH 1024
+
+void stop_policy_init(struct stop_policy *p)
+{
+    memset(p, 0, sizeof *p);
+    memset(p->rewrite, -1, sizeof p->rewrite);
+    p->grace_ms = DEFAULT_GRACE_MS;
+    p->kill_exit_code = -1;
+}
+
+enum phase { RUNNING, STOPPING, KILLING };
+
+struct state {
+    pid_t self;
+    pid_t child;         /* the main child, 0 once reaped */
+    int status;          /* its wait status */
+    enum phase phase;
+    long long deadline;  /* STOPPING: the end of the grace (ms, CLOCK_MONOTONIC) */
+    long long next_pass; /* KILLING: when to look for survivors again */
+    unsigned stops;      /* stop signals received */
+    bool rest_told;      /* the rest of the tree has had its SIGTERM */
+    bool cut_short;      /* KILLING began at a second stop signal, not the deadline */
+    long killed;         /* processes the first SIGKILL reached; -1: unknown */
+};
+
+/* The system call itself: the vDSO lookup behind clock_gettime would cost
+ * the binary a kilobyte, and the init asks the time only while stopping. */
+static long long now_ms(void)
+{
+    struct timespec ts;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool is_stop_signal(int sig)
+{
+    return sig == SIGTERM || sig == SIGINT;
+}
+
+/* Faults a process can send with kill(2). A real fault never reaches the
+ * signalfd: the kernel forces it on the init (signals.c). */
+static bool is_fault(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT ||
+           sig == SIGTRAP || sig == SIGSYS;
+}
+
+static const char *plural(long n)
+{
+    return n == 1 ? "" : "es";
+}
+
+/* The grace clock starts once, at the first stop signal or at the main
+ * child's own exit, whichever comes first. */
+static void start_grace(struct state *st, const struct stop_policy *p)
+{
+    if (st->phase != RUNNING)
+        return;
+    st->phase = STOPPING;
+    st->deadline = now_ms() + p->grace_ms;
+}
+
+/* SIGTERM to the rest of the tree, then SIGCONT to whatever is stopped so
+ * that it can act on it. With the main child alive (--signal-group) its
+ * group is left out: it has had the stop signal itself. */
+static void stop_rest(struct state *st, const struct stop_policy *p)
+{
+    struct tree_filter f = { .skip_pgid = st->child ? st->child : 0 };
+    long n = tree_signal(SIGTERM, &f);
+    int e = errno;
+    f.stopped_only = true;
+    tree_signal(SIGCONT, &f);
+    st->rest_told = true;
+    if (n < 0)
+        log_warn("cannot read /proc: %s; %s", strerror(e),
+                 st->self == 1 && !f.skip_pgid ? "SIGTERM went to every process through kill(-1)"
+                                               : "the rest of the tree gets no SIGTERM");
+    else
+        log_debug("stopping: SIGTERM to %ld more process%s, grace %u ms", n, plural(n),
+                  p->grace_ms);
+}
+
+/* One SIGKILL pass over what is left. As a subreaper without /proc the
+ * main child's group is all that can still be reached. */
+static long kill_pass(struct state *st)
+{
+    long n = tree_signal(SIGKILL, NULL);
+    if (n < 0 && st->self != 1 && st->child)
+        kill(-st->child, SIGKILL);
+    if (n < 0 && st->child)
+        kill(st->child, SIGKILL);
+    st->next_pass = now_ms() + KILL_PASS_MS;
+    return n;
+}
+
+static void begin_kill(struct state *st, bool cut_short)
+{
+    st->phase = KILLING;
+    st->cut_short = cut_short;
+    st->killed = kill_pass(st);
+}
+
+/* A signal for the tree goes to the main child (or its group); once the
+ * main child is gone, to whatever is left. */
+static void forward(struct state *st, const struct stop_policy *p, int sig, int to)
+{
+    if (!st->child) {
+        long n = tree_signal(to, NULL);
+        log_debug("signal %d forwarded as %d to the %ld process%s left", sig, to, n, plural(n));
+        return;
+    }
+    log_debug("signal %d forwarded as %d to %s %d", sig, to,
+              p->signal_group ? "process group" : "process", (int)st->child);
+    /* The group first; when the child has moved to another (setpgid), the child. */
+    if (!p->signal_group || kill(-st->child, to) < 0)
+        kill(st->child, to);
+}
+
+static void on_signal(struct state *st, const struct stop_policy *p,
+                      const struct signalfd_siginfo *si)
+{
+    int sig = (int)si->ssi_signo;
+    if (sig == SIGCHLD)
+        return; /* the loop reaps after every wake-up */
+    /* A signal the init raised itself: SIGPIPE from a log line to a reader
+     * that went away, SIGXFSZ. Forwarding it, or even logging it, could
+     * raise it again, forever. */
+    if (si->ssi_code == SI_USER && (pid_t)si->ssi_pid == st->self)
+        return;
+    if (is_fault(sig) && si->ssi_code != SI_USER && si->ssi_code != SI_QUEUE &&
+        si->ssi_code != SI_TKILL) {
+        log_warn("signal %d with code %d is not from a process: not forwarded", sig,
+                 (int)si->ssi_code);
+        return;
+    }
+    int to = p->rewrite[sig] >= 0 ? p->rewrite[sig] : sig;
+    if (to == 0) {
+        log_debug("signal %d dropped (--rewrite)", sig);
+        return;
+    }
+    bool stop = is_stop_signal(sig) || is_stop_signal(to);
+    if (stop && st->stops++ > 0) {
+        /* A second stop request (Ctrl-C twice, docker kill after stop): no
+         * more waiting. */
+        if (st->phase != KILLING)
+            begin_kill(st, true);
+        return;
+    }
+    forward(st, p, sig, to);
+    if (!stop)
+        return;
+    start_grace(st, p);
+    if (p->signal_group && st->child && !st->rest_told)
+        stop_rest(st, p);
+}
+
+enum reaped { TREE_EMPTY, CHILDREN_LEFT, MORE_ZOMBIES };
+
+/* Reaps up to REAP_BATCH zombies. The tree is empty when no child is left:
+ * a subreaper (or PID 1) inherits every orphan, so a living descendant
+ * always has a living ancestor among its children. The main child's exit
+ * is noticed here, not from SIGCHLD: several exits coalesce into one
+ * SIGCHLD, and the main one may hide among orphans. */
+static enum reaped reap(struct state *st)
+{
+    for (int i = 0; i < REAP_BATCH; i++) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != ECHILD)
+                log_warn("waitpid: %s", strerror(errno));
+            return errno == ECHILD ? TREE_EMPTY : CHILDREN_LEFT;
+        }
+        if (pid == 0)
+            return CHILDREN_LEFT;
+        if (pid == st->child) {
+            st->child = 0;
+            st->status = status;
+        }
+    }
+    return MORE_ZOMBIES;
+}
+
+/* How long poll may wait: until the next deadline, or not at all. */
+static int poll_timeout(const struct state *st, bool more)
+{
+    if (more)
+        return 0;
+    long long until = st->phase == STOPPING ? st->deadline
+                      : st->phase == KILLING ? st->next_pass
+                                             : -1;
+    if (until < 0)
+        return -1;
+    long long left = until - now_ms();
+    return left <= 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
+}
+
+static void on_clock(struct state *st)
+{
+    if (st->phase == STOPPING && now_ms() >= st->deadline)
+        begin_kill(st, false);
+    else if (st->phase == KILLING && now_ms() >= st->next_pass)
+        kill_pass(st);
+}
+
+/* The poll and read errors the loop can meet (ENOMEM, a signalfd gone
+ * bad): logged once for each new error, then a short sleep instead of a
+ * busy loop. */
+static void survive(const char *what, int err, int *logged)
+{
+    if (*logged != err)
+        log_error("%s: %s; still supervising", what, strerror(err));
+    *logged = err;
+    struct timespec ts = { 0, 10 * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+static int exit_code(const struct state *st, const struct stop_policy *p)
+{
+    int s = st->status, code = WIFEXITED(s) ? WEXITSTATUS(s) : WIFSIGNALED(s) ? 128 + WTERMSIG(s) : 1;
+    if (st->phase != KILLING || st->killed == 0)
+        return code;
+    char what[64];
+    struct buf b = BUF_FIXED(what);
+    if (st->killed > 0)
+        buf_printf(&b, "killed %ld process%s still running", st->killed, plural(st->killed));
+    else
+        buf_str(&b, "killed what was still running (no /proc to count it)");
+    if (st->cut_short)
+        log_warn("a second stop signal: %s, without waiting for the grace", what);
+    else
+        log_warn("the grace time of %u ms is over: %s", p->grace_ms, what);
+    return p->kill_exit_code >= 0 ? p->kill_exit_code : code;
+}
+
+int supervise(const struct child_spec *c, const struct stop_policy *p)
+{
+    /* Not PID 1: adopt orphaned descendants, so that they are reaped and
+     * stopped here and not by whoever is PID 1 outside. */
+    /* gettid(), not getpid(): the init has one thread, whose id is its
+     * pid, and musl keeps it from the start (set_tid_address), so asking
+     * costs no system call. */
+    pid_t self = gettid();
+    if (self != 1)
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    int sfd = signalfd(-1, &c->sig->taken, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0)
+        die(EXIT_CANNOT_RUN, "signalfd: %s", strerror(errno));
+    /* vfork, not fork: the child borrows the init's memory until its exec,
+     * so no page table is copied and the init takes no copy-on-write fault
+     * afterwards; on the VMs measured that is a fifth of the start-up
+     * (README, "Measured"). The price is what the child may do before the
+     * exec, which spawn.c keeps to: nothing but system calls on data built
+     * before this point, no allocation, no return from this function, no
+     * signal handler (every signal is blocked until just before the exec,
+     * and the init installs none). The init resumes once the child has
+     * exec'd or exited. The signalfd is close-on-exec. */
+    pid_t pid = vfork();
+    if (pid < 0)
+        die(EXIT_CANNOT_RUN, "fork: %s", strerror(errno));
+    if (pid == 0)
+        spawn_exec(c);
+    /* From here on: no exit, no allocation but started()'s (see the top of
+     * this file). */
+    if (c->started)
+        c->started(pid, c->ctx);
+    /* The init outlives everything; it must not keep a mount busy. */
+    if (chdir("/") < 0)
+        log_debug("chdir /: %s", strerror(errno));
+
+    struct state st = { .self = self, .child = pid, .phase = RUNNING };
+    bool more = false;
+    int poll_err = 0, read_err = 0;
+    for (;;) {
+        struct pollfd pfd = { sfd, POLLIN, 0 };
+        if (poll(&pfd, 1, poll_timeout(&st, more)) < 0 && errno != EINTR)
+            survive("poll", errno, &poll_err);
+        struct signalfd_siginfo si[SIGNAL_BATCH];
+        ssize_t n = read(sfd, si, sizeof si);
+        if (n < 0 && errno != EAGAIN && errno != EINTR)
+            survive("reading signals", errno, &read_err);
+        for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++)
+            on_signal(&st, p, &si[i]);
+        /* A full batch may have left more behind: come straight back. */
+        more = n == (ssize_t)sizeof si;
+        enum reaped r = reap(&st);
+        if (st.child == 0 && r == TREE_EMPTY)
+            break;
+        more = more || r == MORE_ZOMBIES;
+        /* The main child is gone: now, and only now, the rest. */
+        if (st.child == 0 && !st.rest_told && st.phase != KILLING) {
+            start_grace(&st, p);
+            stop_rest(&st, p);
+        }
+        on_clock(&st);
+    }
+    close(sfd);
+    return exit_code(&st, p);
+}

@@ -1,0 +1,32 @@
+/* The text of each sink's managed block, from the resolved set. Pure
+ * functions: render prints them, sinks write them. */
+#ifndef NCCL_INIT_SINK_FORMATS_H
+#define NCCL_INIT_SINK_FORMATS_H
+
+#include "nccl/envset.h"
+#include "lib/buf.h"
+
+/* Calls skip(key, why) for each value a format cannot carry exactly; such a
+ * value is left out of that sink, never written wrong. */
+typedef void skip_fn(const char *sink, const char *key, const char *why);
+
+/* pam_env syntax for /etc/environment. */
+void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip);
+/* NCCL's nccl.conf: KEY=VALUE, NCCL_* keys only. */
+void format_nccl_conf(struct buf *b, const struct envset *s, skip_fn *skip);
+/* The record's env-file: every carried variable. */
+void format_env_file(struct buf *b, const struct envset *s, skip_fn *skip);
+/* The record of the resolved set, under --root: the sink record writes it,
+ * the Python hook holds it open, verify reads it. */
+#define NCCL_INIT_RECORD "/run/nccl-init/profile.env"
+
+/* The Python site hook; chain, when not NULL, is a shadowed sitecustomize
+ * to run afterwards; record is the path of the record that the hook keeps
+ * open (NULL: NCCL_INIT_RECORD). */
+void format_python(struct buf *b, const struct envset *s, const char *chain, const char *record,
+                   skip_fn *skip);
+
+/* Does the variable belong to the resolved set that the sinks carry? */
+bool sink_carries(const struct var *v);
+
+#endif

@@ -1,0 +1,736 @@
+#include "sinks/sinks.h"
+
+#include "lib/atomic.h"
+#include "sinks/block.h"
+#include "lib/log.h"
+#include "sinks/python_find.h"
+#include "sinks/sink_formats.h"
+#include "nccl/render.h"
+#include "lib/fileio.h"
+#include "lib/mem.h"
+#include "lib/text.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RECORD_ENV NCCL_INIT_RECORD
+#define RECORD_STATE "/run/nccl-init/state.json"
+#define RECORD_RECEIPT "/run/nccl-init/receipt"
+/* What the receipt's key says made the files: the Makefile passes a digest
+ * of init/'s sources, so that a build that renders otherwise misses. */
+#ifndef NCCL_INIT_BUILD
+#define NCCL_INIT_BUILD "unknown"
+#endif
+
+static const char sink_names[][16] = { "etc-environment", "python", "nccl-conf", "record" };
+
+unsigned sinks_parse(const char *list)
+{
+    if (strcmp(list, "all") == 0)
+        return SINK_ALL;
+    if (strcmp(list, "none") == 0)
+        return 0;
+    unsigned mask = 0;
+    for (const char *s = list;;) {
+        const char *c = strchr(s, ',');
+        size_t n = c ? (size_t)(c - s) : strlen(s);
+        unsigned bit = 0;
+        for (unsigned i = 0; i < ARRAY_SIZE(sink_names); i++)
+            if (strlen(sink_names[i]) == n && strncmp(sink_names[i], s, n) == 0)
+                bit = 1u << i;
+        if (!bit)
+            die(EXIT_USAGE, "--sinks: unknown sink '%.*s' (expected etc-environment, python, "
+                            "nccl-conf, record, all or none)", (int)n, s);
+        mask |= bit;
+        if (!c)
+            return mask;
+        s = c + 1;
+    }
+}
+
+/* How much of full, a path found under root (--root; "" or NULL for none),
+ * is the root: that part is opened as given, since the user chose it, and
+ * the rest is walked without following links (walk.h). 0 for no root, for
+ * "/", or for a root that path_join collapsed out of full: then all of
+ * full is walked, which is only stricter. */
+static size_t root_len_in(const char *full, const char *root)
+{
+    if (!root || !*root)
+        return 0;
+    char *r = path_join(root, "."); /* the root as path_join writes it */
+    size_t n = strlen(r);
+    bool in = !(n == 1 && r[0] == '/') && strncmp(full, r, n) == 0 && full[n] == '/';
+    xfree(r);
+    return in ? n : 0;
+}
+
+/* path under --root, and in *root_len how much of it is the root. path
+ * is one of nccl-init's own (/etc/environment, /run/nccl-init/...):
+ * absolute, clean, without "..". path_join then puts the root, as it
+ * writes it, in front of it whole, so the root is what comes before;
+ * where the root collapses to "/" or to nothing relative ("."), that is 0,
+ * as root_len_in() says, without a second path_join for each path. */
+static char *rooted(const struct sink_options *o, const char *path, size_t *root_len)
+{
+    char *p = o->root ? path_join(o->root, path) : xstrdup(path);
+    size_t lp = strlen(p), lq = strlen(path);
+    *root_len = lp > lq ? lp - lq : 0;
+    return p;
+}
+
+static struct sink_result *result(struct sink_report *r, const char *sink, const char *path,
+                                  const char *outcome)
+{
+    grow((void **)&r->v, &r->cap, r->n + 1, sizeof r->v[0]);
+    struct sink_result *x = &r->v[r->n++];
+    *x = (struct sink_result){ sink, xstrdup(path), outcome, NULL };
+    return x;
+}
+
+static void failed(struct sink_report *r, const char *sink, const char *path, const char *step,
+                   int err)
+{
+    struct buf why = { 0 };
+    buf_printf(&why, "%s%s%s", step ? step : "", step ? ": " : "",
+               err == ELOOP ? "refusing to write through a symlink" : strerror(err));
+    log_warn("sink %s: %s: %s; skipped", sink, path, why.data);
+    result(r, sink, path, "failed")->reason = why.data;
+    r->failures++;
+}
+
+/* One warning for a target that could not be read or written: a refusal
+ * names what was refused and why, anything else the step and the error. */
+static void target_failed(struct sink_report *r, const char *sink, const struct target *t, int e)
+{
+    if (t->why.kind == REFUSED_NOTHING) {
+        failed(r, sink, t->path, t->step, -e);
+        return;
+    }
+    struct buf why = { 0 };
+    refusal_text(&why, t->path, &t->why);
+    log_warn("sink %s: %s: %s; skipped", sink, t->path, why.data);
+    result(r, sink, t->path, "failed")->reason = why.data;
+    r->failures++;
+}
+
+/* Opens path's directory for a sink (target_open), with the one warning
+ * when it cannot be reached. */
+static bool open_sink(struct sink_report *r, const char *sink, struct target *t, const char *path,
+                      size_t root_len)
+{
+    int e = target_open(t, path, root_len);
+    if (e < 0)
+        target_failed(r, sink, t, e);
+    return e == 0;
+}
+
+static void skipped_value(const char *sink, const char *key, const char *why)
+{
+    log_warn("sink %s: %s left out: %s", sink, key, why);
+}
+
+/* What splice_write did: atomic_write's 0 and 1, and 2 for a file deleted.
+ * On remove, "written" is the file written without its block. (No table of
+ * pointers: each would be a relocation in the binary.) */
+#define OUTCOME(e) ((e) == 2 ? "deleted" : (e) ? "unchanged" : "written")
+
+/* Deletes t's file (flags: unlinkat's): 2 (OUTCOME), or -errno. */
+static int unlink_target(struct target *t, int flags)
+{
+    t->step = "unlink";
+    return unlinkat(t->dfd, t->name, flags) < 0 ? -errno : 2;
+}
+
+/* Replaces the managed block of the file t (open) with body, atomically;
+ * with body NULL (remove) takes it out, and deletes the file when the
+ * block says the file is nccl-init's alone (block_splice). old is the file
+ * as the caller already read it (rd: what target_read returned; freed
+ * here), or NULL to read it now. A file that already holds the block is
+ * left alone: no second read, no write, no fsync on a restart. Returns
+ * the result (NULL on failure). */
+static struct sink_result *splice_write(struct sink_report *r, const char *sink, struct target *t,
+                                        const char *body, bool at_top, char *old, size_t oldlen,
+                                        int rd)
+{
+    const char *path = t->path;
+    int e = old ? rd : target_read(t, &old, &oldlen);
+    if (e < 0) {
+        target_failed(r, sink, t, e);
+        return NULL;
+    }
+    struct buf out = { 0 };
+    int k = block_splice(&out, old, oldlen, body, at_top, e == 1);
+    if (k < 0) {
+        xfree(old);
+        log_warn("sink %s: %s: its nccl-init block is damaged (a BEGIN without an END, or two "
+                 "blocks); skipped",
+                 sink, path);
+        result(r, sink, path, "failed")->reason = xstrdup("damaged block");
+        r->failures++;
+        return NULL;
+    }
+    if (k == 2) {
+        e = unlink_target(t, 0);
+    } else if (!k || (out.len == oldlen && same_bytes(out.data, old, oldlen))) {
+        e = 1; /* no block to take out, or the block as it is */
+    } else {
+        e = atomic_write(t, out.data ? out.data : "", out.len);
+    }
+    xfree(old);
+    buf_free(&out);
+    if (e < 0) {
+        target_failed(r, sink, t, e);
+        return NULL;
+    }
+    const char *outcome = OUTCOME(e);
+    log_msg(body || e == 1 ? LOG_DEBUG : LOG_INFO, "sink %s: %s %s", sink, path, outcome);
+    return result(r, sink, path, outcome);
+}
+
+/* Writes body as the block of a file at the end; with body NULL, takes
+ * it out. On a receipt's hit it is current as it is; otherwise a file
+ * found current is vouched for in the receipt, and anything else leaves
+ * the receipt unsettled (receipt.h). */
+static void write_simple(struct sink_report *r, const char *sink, const char *path,
+                         size_t root_len, const char *body)
+{
+    if (r->receipt.hit) {
+        log_debug("sink %s: %s %s (receipt)", sink, path, OUTCOME(1));
+        result(r, sink, path, OUTCOME(1));
+        return;
+    }
+    struct target t;
+    struct sink_result *x = NULL;
+    if (open_sink(r, sink, &t, path, root_len))
+        x = splice_write(r, sink, &t, body, false, NULL, 0, 0);
+    target_close(&t);
+    if (x && strcmp(x->outcome, OUTCOME(1)) == 0 && t.st_valid)
+        receipt_vouch_file(&r->receipt, path, &t.st);
+    else
+        r->receipt.unsettled = true;
+}
+
+/* A sitecustomize further down sys.path than the stdlib: the ones that a
+ * hook in the stdlib directory would shadow. */
+static char *shadowed(const struct python_home *h)
+{
+    size_t plen = h->prefix_len;
+    struct buf c[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
+    buf_printf(&c[0], "%s/site-packages/sitecustomize.py", h->stdlib);
+    /* Debian's site.py: local/lib/python3.X/dist-packages, lib/python3/
+     * dist-packages, lib/python3.X/dist-packages */
+    buf_printf(&c[1], "%.*s/local/lib/python%s/dist-packages/sitecustomize.py", (int)plen,
+               h->stdlib, h->version);
+    buf_printf(&c[2], "%.*s/lib/python3/dist-packages/sitecustomize.py", (int)plen, h->stdlib);
+    buf_printf(&c[3], "%s/dist-packages/sitecustomize.py", h->stdlib);
+    char *found = NULL;
+    for (int i = 0; i < 4; i++) {
+        struct stat st;
+        if (!found && stat(c[i].data, &st) == 0 && S_ISREG(st.st_mode))
+            found = xstrdup(c[i].data);
+        buf_free(&c[i]);
+    }
+    return found;
+}
+
+/* Without a cached .pyc every start by a user who cannot write __pycache__
+ * compiles the hook again (about 3 ms); compile it once, now. src is the
+ * file written (Debian's conffile rather than the stdlib's link to it,
+ * which under --root names a path outside the root), pyc where the
+ * stdlib's import looks for it. */
+static void byte_compile(const struct python_home *h, const char *src, const char *pyc)
+{
+    if (!h->binary) {
+        log_debug("python: no interpreter next to %s to byte-compile with", h->stdlib);
+        return;
+    }
+    char *argv[] = { h->binary, "-I", "-c",
+                     "import py_compile,sys\npy_compile.compile(*sys.argv[1:],doraise=True)",
+                     (char *)src, (char *)pyc, NULL };
+    char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+    /* vfork as in supervise.c: the child only execs what was built above. */
+    pid_t pid = vfork();
+    if (pid == 0) {
+        execve(h->binary, argv, envp);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        log_warn("sink python: %s: byte-compiling with %s failed; every start will compile it",
+                 src, h->binary);
+}
+
+/* Opens the file the hook goes into: the stdlib's sitecustomize.py, or
+ * the conffile it links to on Debian. The stdlib directory is walked even
+ * then, and the link read in the directory that was checked. *conffile:
+ * the conffile's path (t->path), to free after t. False after one warning. */
+static bool open_hook(struct sink_report *r, const struct python_home *h, const char *hook,
+                      struct target *t, char **conffile)
+{
+    *conffile = NULL;
+    if (!open_sink(r, "python", t, hook, root_len_in(hook, h->root)))
+        return false;
+    char link[512];
+    ssize_t n = readlinkat(t->dfd, t->name, link, sizeof link - 1);
+    if (n <= 0)
+        return true;
+    target_close(t);
+    /* Debian links the stdlib's sitecustomize.py to the conffile
+     * /etc/python3.X/sitecustomize.py: keep the link, manage a block in the
+     * conffile, reached by a walk of its own. Any other link is refused. */
+    link[n] = '\0';
+    struct buf want = { 0 };
+    buf_printf(&want, "/etc/python%s/sitecustomize.py", h->version);
+    bool debian = strcmp(link, want.data) == 0;
+    buf_free(&want);
+    if (!debian) {
+        failed(r, "python", hook, NULL, ELOOP);
+        return false;
+    }
+    *conffile = path_join(*h->root ? h->root : "/", link);
+    if (open_sink(r, "python", t, *conffile, root_len_in(*conffile, h->root)))
+        return true;
+    xfree(*conffile);
+    *conffile = NULL;
+    return false;
+}
+
+/* remove: deletes path (flags: unlinkat's), reached as a sink's file is;
+ * one that is not there is nothing to delete, and a directory that cannot
+ * be (not empty, a mount point) is left as it is. */
+static void remove_file(struct sink_report *r, const char *sink, const char *path,
+                        size_t root_len, int flags)
+{
+    struct target t;
+    int e = target_open(&t, path, root_len);
+    if (e == 0)
+        e = unlink_target(&t, flags);
+    target_close(&t);
+    if (e == 2)
+        log_info("sink %s: %s %s", sink, path, OUTCOME(2));
+    else if (e != -ENOENT && !flags)
+        target_failed(r, sink, &t, e);
+}
+
+/* Writes the hook of one stdlib; with s NULL, takes it out. */
+static void write_python(struct sink_report *r, const struct python_home *h,
+                         const struct envset *s, const char *record)
+{
+    char *hook = path_join(h->stdlib, "sitecustomize.py"), *conffile;
+    struct target t;
+    if (!open_hook(r, h, hook, &t, &conffile)) {
+        xfree(hook);
+        return;
+    }
+    /* Chain only when this hook is what shadows another sitecustomize: if
+     * the stdlib already had its own, the other one was shadowed before. */
+    char *old = NULL, *chain = NULL;
+    size_t oldlen = 0;
+    int rd = target_read(&t, &old, &oldlen);
+    if (s && rd >= 0 && block_only(old, oldlen))
+        chain = shadowed(h);
+    struct buf body = { 0 };
+    if (s)
+        format_python(&body, s, chain, record, skipped_value);
+    struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen, rd);
+    target_close(&t);
+    if (x && chain) {
+        struct buf note = { 0 };
+        buf_printf(&note, "chains to %s", chain);
+        x->reason = note.data;
+    }
+    struct buf pyc = { 0 };
+    buf_printf(&pyc, "%s/__pycache__/sitecustomize.cpython-%.*s%s.pyc", h->stdlib, 1, h->version,
+               h->version + 2);
+    /* Compiled when written or missing. On remove, compiled again from the
+     * file without its block (no stale one left), or deleted with the file
+     * (its root_len is the hook's: both are under h->stdlib). */
+    if (x && strcmp(x->outcome, OUTCOME(2)) == 0)
+        remove_file(r, "python", pyc.data, t.root_len, 0);
+    else if (x && (strcmp(x->outcome, OUTCOME(0)) == 0 || (s && access(pyc.data, F_OK) != 0)))
+        byte_compile(h, conffile ? conffile : hook, pyc.data);
+    buf_free(&pyc);
+    buf_free(&body);
+    xfree(chain);
+    xfree(conffile);
+    xfree(hook);
+}
+
+char *sink_record_path(const char *root)
+{
+    char *record = root ? path_join(root, RECORD_ENV) : xstrdup(RECORD_ENV);
+    if (record[0] != '/') {
+        char cwd[4096];
+        char *abs = getcwd(cwd, sizeof cwd) ? path_join(cwd, record) : NULL;
+        if (abs) {
+            xfree(record);
+            record = abs;
+        }
+    }
+    return record;
+}
+
+void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
+{
+    /* The two files with a block. Each is rendered once (its warnings
+     * said once), and only to be compared or written: on a receipt's hit
+     * no text is needed at all. */
+    struct {
+        const char *sink;
+        char *path;
+        size_t root_len;
+        void (*format)(struct buf *, const struct envset *, skip_fn *);
+        struct buf body;
+    } c[2] = { { 0 } };
+    size_t n = 0;
+    if (o->mask & SINK_ETC_ENVIRONMENT) {
+        c[n].sink = "etc-environment";
+        c[n].path = rooted(o, "/etc/environment", &c[n].root_len);
+        c[n++].format = format_etc_environment;
+    }
+    if (o->mask & SINK_NCCL_CONF) {
+        /* NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf (home from getpwuid)
+         * when that is unset, then /etc/nccl.conf every time, each line with
+         * setenv(k, v, 0): writing to $NCCL_CONF_FILE when it is set puts
+         * the block ahead of /etc/nccl.conf. remove goes by its own
+         * environment's NCCL_CONF_FILE the same way. $NCCL_CONF_FILE is
+         * used as given: walked whole (root_len 0). */
+        const char *cf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
+        c[n].sink = "nccl-conf";
+        c[n].path = cf && *cf ? xstrdup(cf) : rooted(o, "/etc/nccl.conf", &c[n].root_len);
+        if (cf && *cf && s)
+            log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", cf);
+        c[n++].format = format_nccl_conf;
+    }
+    /* The record's profile.env is covered too, and the receipt lives
+     * beside it: without the record there is nowhere to keep one. Its key
+     * is what the covered files are made of (receipt.h): this build, each
+     * file's sink and path, and the variables the sinks carry. */
+    if (s && (o->mask & SINK_RECORD)) {
+        struct receipt *rc = &r->receipt;
+        receipt_material(rc, "build", NCCL_INIT_BUILD, "", 0);
+        r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
+        for (size_t i = 0; i <= n; i++)
+            receipt_material(rc, i < n ? c[i].sink : "record", i < n ? c[i].path : r->record_path,
+                             "", 0);
+        for (size_t i = 0; i < s->n; i++)
+            if (sink_carries(&s->v[i]))
+                receipt_material(rc, s->v[i].key, s->v[i].value, "", 0);
+        r->receipt_path = rooted(o, RECORD_RECEIPT, &r->receipt_root_len);
+        if (!receipt_check(rc, r->receipt_path))
+            format_env_file(&r->record_text, s, skipped_value);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s && !r->receipt.hit)
+            c[i].format(&c[i].body, s, skipped_value);
+        write_simple(r, c[i].sink, c[i].path, c[i].root_len,
+                     s ? c[i].body.data ? c[i].body.data : "" : NULL);
+        buf_free(&c[i].body);
+        xfree(c[i].path);
+    }
+    if (o->mask & SINK_PYTHON) {
+        struct python_homes homes = { 0 };
+        python_find(&homes, o->root, o->interpreters, o->ninterpreters,
+                    s ? envset_get(s, "PATH") : getenv("PATH"));
+        if (homes.n == 0)
+            log_info("sink python: no Python interpreter found");
+        /* The record's path goes into each hook: worked out (a getcwd for a
+         * relative --root) only when there is one to write. */
+        char *record = homes.n ? sink_record_path(o->root) : NULL;
+        for (size_t i = 0; i < homes.n; i++)
+            write_python(r, &homes.v[i], s, record);
+        xfree(record);
+    }
+}
+
+void sinks_remove(struct sink_report *r, const struct sink_options *o)
+{
+    sinks_write(r, o, NULL);
+    for (int i = 0; i < 4; i++) {
+        size_t rl;
+        char *p = rooted(o, i == 0 ? RECORD_ENV : i == 1 ? RECORD_STATE : i == 2 ? RECORD_RECEIPT
+                                                                          : "/run/nccl-init", &rl);
+        remove_file(r, "record", p, rl, i == 3 ? AT_REMOVEDIR : 0);
+        xfree(p);
+    }
+}
+
+/* Makes /run/nccl-init, 0755 whatever the umask (verify runs as any
+ * user), in a parent reached without following a link. */
+static bool make_record_dir(struct sink_report *r, const char *dir, size_t root_len)
+{
+    struct target d;
+    if (!open_sink(r, "record", &d, dir, root_len))
+        return false;
+    int e = target_mkdir(&d, 0755);
+    if (e < 0)
+        target_failed(r, "record", &d, e);
+    target_close(&d);
+    return e == 0;
+}
+
+void record_env(struct sink_report *r, const struct sink_options *o)
+{
+    if (!(o->mask & SINK_RECORD))
+        return;
+    const char *path = r->record_path;
+    size_t rl = r->record_root_len;
+    if (r->receipt.hit) {
+        log_debug("sink record: %s %s (receipt)", path, OUTCOME(1));
+        result(r, "record", path, OUTCOME(1));
+        return;
+    }
+    size_t dir_rl;
+    char *dir = rooted(o, "/run/nccl-init", &dir_rl);
+    struct target t;
+    /* The walk to profile.env checks the directory just made or found: a
+     * link or someone else's directory at /run/nccl-init stops the record
+     * before anything at all is made in it. On a restart it is there: the
+     * walk comes first, and the mkdir only when it is missing. */
+    int e = target_open(&t, path, rl);
+    bool ok = e == 0;
+    if (e == -ENOENT)
+        ok = make_record_dir(r, dir, dir_rl) && open_sink(r, "record", &t, path, rl);
+    else if (e < 0)
+        target_failed(r, "record", &t, e);
+    xfree(dir);
+    if (!ok) {
+        r->record_failed = true;
+        r->receipt.unsettled = true;
+        return;
+    }
+    /* No directory for the Python hook: it writes nothing, it keeps the
+     * record open (see format_python). A /run/nccl-init/applied left by an
+     * older nccl-init, kept across a restart, is left alone and unused. */
+    /* The record is nccl-init's own file: written whole, no block. */
+    t.no_sync = true;
+    const struct buf *b = &r->record_text;
+    e = atomic_write(&t, b->data ? b->data : "", b->len);
+    target_close(&t);
+    if (e < 0) {
+        target_failed(r, "record", &t, e);
+        r->record_failed = true;
+        r->receipt.unsettled = true;
+        return;
+    }
+    result(r, "record", path, e == 1 ? OUTCOME(1) : OUTCOME(0));
+    if (e == 1 && t.st_valid) {
+        receipt_vouch_file(&r->receipt, path, &t.st);
+    } else {
+        r->receipt.unsettled = true;
+    }
+}
+
+/* state.json's text, into a soft buffer (buf.h). */
+static void state_text(struct buf *b, const struct record_state *rs, pid_t child)
+{
+    const struct envset *s = rs->env;
+    const struct sink_report *r = rs->report;
+    buf_str(b, "{\n  \"profile\": ");
+    json_string(b, s->names);
+    buf_str(b, ",\n  \"digest\": \"");
+    buf_str(b, s->digest);
+    buf_str(b, "\",\n  \"child_pid\": ");
+    buf_uint(b, (unsigned long)child);
+    buf_str(b, ",\n  \"variables\": [");
+    for (size_t i = 0, k = 0; i < s->n; i++)
+        if (sink_carries(&s->v[i])) {
+            buf_str(b, k++ ? ",\n    " : "\n    ");
+            json_var(b, &s->v[i]);
+        }
+    buf_str(b, "\n  ],\n  \"sinks\": [");
+    for (size_t i = 0; i < r->n; i++) {
+        buf_str(b, i ? ",\n    {\"sink\": \"" : "\n    {\"sink\": \"");
+        buf_str(b, r->v[i].sink);
+        buf_str(b, "\", \"path\": ");
+        json_string(b, r->v[i].path);
+        buf_str(b, ", \"outcome\": \"");
+        buf_str(b, r->v[i].outcome);
+        buf_str(b, "\"");
+        if (r->v[i].reason) {
+            buf_str(b, ", \"note\": ");
+            json_string(b, r->v[i].reason);
+        }
+        buf_str(b, "}");
+    }
+    buf_str(b, "\n  ]\n}\n");
+}
+
+static void key_str(struct buf *k, const char *s)
+{
+    buf_add(k, s, strlen(s) + 1);
+}
+
+static void key_entry(struct buf *k, const struct entry *e)
+{
+    key_str(k, e->file);
+    buf_add(k, &e->line, sizeof e->line);
+    key_str(k, e->profile);
+}
+
+/* What state_text() makes state.json of, but the child's pid: the
+ * receipt's key for it (receipt.h). Field for field what state_text()
+ * and json_var() (render.c) write, under the same conditions and in the
+ * same order, as C strings with their NULs (no two lists run together)
+ * and a byte for each flag: a field added to one is added to the other. */
+static void state_key(struct buf *k, const struct record_state *rs)
+{
+    const struct envset *s = rs->env;
+    const struct sink_report *r = rs->report;
+    key_str(k, s->names);
+    key_str(k, s->digest);
+    for (size_t i = 0; i < s->n; i++) {
+        const struct var *v = &s->v[i];
+        if (!sink_carries(v))
+            continue;
+        const char flags[] = { (char)('0' + v->source), v->resolved ? 'r' : '-',
+                               v->overridden ? 'o' : '-', v->enforced ? 'e' : '-' };
+        buf_add(k, flags, sizeof flags);
+        key_str(k, v->key);
+        key_str(k, v->value);
+        if (v->source == SRC_PROFILE)
+            key_entry(k, v->entry);
+        if (v->overridden) {
+            key_str(k, v->entry->value);
+            key_entry(k, v->entry);
+        }
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        key_str(k, r->v[i].sink);
+        key_str(k, r->v[i].path);
+        key_str(k, r->v[i].outcome);
+        buf_add(k, r->v[i].reason ? "n" : "-", 1);
+        if (r->v[i].reason)
+            key_str(k, r->v[i].reason);
+    }
+}
+
+void record_state_prepare(struct record_state *rs, struct sink_report *r,
+                          const struct sink_options *o, const struct envset *s)
+{
+    memset(rs, 0, sizeof *rs);
+    if (!(o->mask & SINK_RECORD) || r->record_failed)
+        return; /* the record's directory already gave its one warning */
+    rs->path = rooted(o, RECORD_STATE, &rs->root_len);
+    rs->report = r;
+    rs->env = s;
+    /* The receipt's key for state.json: only where a receipt can be had. */
+    if (r->receipt_path)
+        state_key(&r->receipt.state, rs);
+}
+
+/* Whether the file at path holds exactly b's text: one open and a few
+ * reads into a small buffer on the stack, where the walk to it (walk.h) is
+ * a dozen system calls, and a buffer from the allocator a fresh page after
+ * the fork. Read only, through the same trust as the receipt itself (see
+ * receipt_check): only root can put a file in the record's directory. A
+ * regular file reads whole up to the count asked (signals are blocked),
+ * so a short read is its end; anything else (a FIFO, a longer or shorter
+ * file) is "not the same", and the walk decides. *st: the descriptor's
+ * fstat, taken before the read (what a receipt may vouch for). */
+static bool file_holds(const char *path, const struct buf *b, struct stat *st)
+{
+    int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    if (fstat(fd, st) < 0) {
+        close(fd);
+        return false;
+    }
+    char chunk[512];
+    size_t at = 0;
+    ssize_t n;
+    bool same = true;
+    do {
+        n = read(fd, chunk, sizeof chunk);
+        same = n >= 0 && (size_t)n <= b->len - at && same_bytes(chunk, b->data + at, (size_t)n);
+        at += same ? (size_t)n : 0;
+    } while (same && n == (ssize_t)sizeof chunk);
+    close(fd);
+    return same && at == b->len;
+}
+
+void record_state_commit(struct record_state *rs, pid_t child)
+{
+    if (!rs->path)
+        return;
+    struct receipt *rc = &rs->report->receipt;
+    /* A restart whose receipt vouches for the state part: as PID 1 of a
+     * container the child is pid 2 again, and state.json is then exactly
+     * what this start would write. Nothing rendered, nothing read. */
+    if (receipt_state_holds(rc, child, rs->path)) {
+        log_debug("sink record: %s %s (receipt)", rs->path, OUTCOME(1));
+        return;
+    }
+    struct buf text = { .soft = true };
+    state_text(&text, rs, child);
+    /* A restart the receipt vouched for (every sink unchanged) has written
+     * nothing, and as PID 1 of a container the child is pid 2 again: the
+     * record is then most likely current too, and checked as cheaply as
+     * the receipt checks the rest. */
+    struct stat st;
+    if (!text.failed && rc->hit && file_holds(rs->path, &text, &st)) {
+        receipt_state_vouch(rc, child, rs->path, &st); /* the receipt had no such part */
+        buf_free(&text);
+        return;
+    }
+    struct target t = { .path = rs->path, .step = "render" };
+    int e = -ENOMEM;
+    if (!text.failed && (e = target_open(&t, rs->path, rs->root_len)) == 0) {
+        t.no_sync = true;
+        e = atomic_write(&t, text.data, text.len);
+        target_close(&t);
+        if (e == 1 && t.st_valid)
+            receipt_state_vouch(rc, child, rs->path, &t.st);
+    }
+    buf_free(&text);
+    if (e == 0 || e == 1)
+        return;
+    /* Logged here rather than through target_failed(): no allocation that
+     * could kill the init after the fork. */
+    char why[512];
+    struct buf w = BUF_FIXED(why);
+    if (t.why.kind != REFUSED_NOTHING)
+        refusal_text(&w, t.path, &t.why);
+    else
+        buf_printf(&w, "%s: %s", t.step, strerror(-e));
+    log_warn("sink record: %s: %s; skipped", rs->path, why);
+}
+
+void sink_report_free(struct sink_report *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        xfree(r->v[i].path);
+        xfree(r->v[i].reason);
+    }
+    xfree(r->v);
+    receipt_free(&r->receipt);
+    xfree(r->receipt_path);
+    buf_free(&r->record_text);
+    xfree(r->record_path);
+    memset(r, 0, sizeof *r);
+}
+
+void record_receipt_prepare(struct sink_report *r, const struct record_state *rs)
+{
+    /* A sink that failed or wrote leaves the receipt unsettled already;
+     * a python one fails outside it. */
+    if (r->receipt_path && r->failures == 0 && !r->record_failed)
+        receipt_seal(&r->receipt, rs->path); /* none without the record: nowhere to keep it */
+}
+
+void record_receipt_commit(const struct sink_report *r)
+{
+    receipt_commit(&r->receipt, r->receipt_path, r->receipt_root_len);
+}
+
+void record_state_free(struct record_state *rs)
+{
+    xfree(rs->path);
+    memset(rs, 0, sizeof *rs);
+}

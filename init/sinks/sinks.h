@@ -1,0 +1,97 @@
+/* The channels that carry the resolved set beyond the child's environment:
+ * /etc/environment, the Python site hook, NCCL's conf file, and a record
+ * under /run/nccl-init for verify and for people. */
+#ifndef NCCL_INIT_SINKS_H
+#define NCCL_INIT_SINKS_H
+
+#include "nccl/envset.h"
+#include "lib/buf.h"
+#include "sinks/receipt.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum {
+    SINK_ETC_ENVIRONMENT = 1,
+    SINK_PYTHON = 2,
+    SINK_NCCL_CONF = 4,
+    SINK_RECORD = 8,
+    SINK_ALL = 15,
+};
+
+struct sink_result {
+    const char *sink;
+    char *path;
+    const char *outcome; /* "written", "unchanged", "failed" */
+    char *reason;        /* for failures, and notes */
+};
+
+struct sink_report {
+    struct sink_result *v;
+    size_t n, cap;
+    unsigned failures;
+    bool record_failed;
+    /* What a restart can skip (receipt.h): run only, with the record on. */
+    struct receipt receipt;
+    char *receipt_path;      /* NULL: no receipt to read or write */
+    size_t receipt_root_len; /* receipt_path[0..receipt_root_len) is --root */
+    struct buf record_text;  /* profile.env as this start renders it */
+    char *record_path;
+    size_t record_root_len;
+};
+
+struct sink_options {
+    unsigned mask;
+    const char *root;                /* NULL: / */
+    const char *const *interpreters; /* --python paths and COMMAND */
+    size_t ninterpreters;
+};
+
+/* "etc-environment,python", "all", "none" -> mask; a bad name exits 2. */
+unsigned sinks_parse(const char *list);
+
+/* Writes every sink in o->mask but the record's pid; failures are logged as
+ * one warning each and counted in r->failures. With s NULL (remove), takes
+ * each block out of the same files instead: /etc/environment,
+ * $NCCL_CONF_FILE of the process's own environment or else /etc/nccl.conf,
+ * and the hook of each stdlib python_find finds. */
+void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s);
+
+/* remove: every block out of its file (sinks_write with no set; a file
+ * nccl-init created and that holds nothing else is deleted, and so is its
+ * .pyc), then the record's files and its directory when empty. */
+void sinks_remove(struct sink_report *r, const struct sink_options *o);
+
+/* The record's path under root (NULL: /), made absolute: the Python hook
+ * opens it from any directory. */
+char *sink_record_path(const char *root);
+
+/* Before the start: /run/nccl-init/profile.env, the resolved set (as
+ * sinks_write rendered it). */
+void record_env(struct sink_report *r, const struct sink_options *o);
+/* /run/nccl-init/state.json, with every sink's outcome and the child's
+ * pid. Prepared before the fork (its path: nothing that can fail is left
+ * for later), rendered and written after it, while the child already runs:
+ * the record is for verify, and nothing the child does waits for it. The
+ * text is built in a soft buffer (buf.h): memory that cannot be had costs
+ * the record one warning, never the init (the rule of supervise.c). r and
+ * s must live until the commit. */
+struct record_state {
+    char *path; /* NULL: no record to write */
+    size_t root_len; /* path[0..root_len) is --root (atomic.h) */
+    struct sink_report *report; /* its receipt takes state.json's part */
+    const struct envset *env;
+};
+void record_state_prepare(struct record_state *rs, struct sink_report *r,
+                          const struct sink_options *o, const struct envset *s);
+void record_state_commit(struct record_state *rs, pid_t child);
+/* Before the fork: the receipt of what this start found current, when
+ * there is one to write (receipt.h), with room for rs's state.json; after
+ * it: written. */
+void record_receipt_prepare(struct sink_report *r, const struct record_state *rs);
+void record_receipt_commit(const struct sink_report *r);
+
+void sink_report_free(struct sink_report *r);
+void record_state_free(struct record_state *rs);
+
+#endif
