@@ -7,6 +7,7 @@
 #include "pid1/lookup.h"
 #include "nccl/render.h"
 #include "nccl/resolve.h"
+#include "lib/paths.h"
 #include "sinks/sink_formats.h"
 #include "sinks/sinks.h"
 #include "pid1/supervise.h"
@@ -114,22 +115,16 @@ struct run_state {
 };
 
 /* The child has exec'd (supervise.c uses vfork, so the init resumes only
- * then) and nothing of the start-up is needed any more: the profiles, the
- * composed environment and its envp, the sink outcomes. They go back to
- * the allocator now, so that for the months it supervises the init holds
- * what supervising needs, whatever size the environment or the profiles
- * were. The record is rendered first, into a soft buffer (buf.h): after
- * the fork no allocation may fail fatally, and what it takes is given
- * back before mem_close(). */
+ * then). From here on nothing may be allocated (init/README.md): the
+ * allocator is sealed first, state.json was rendered before the fork and
+ * only takes the pid now. What the start-up built goes back, so that for
+ * the months it supervises the init holds what supervising needs,
+ * whatever size the environment or the profiles were. */
 static void started(pid_t pid, void *ctx)
 {
     struct run_state *st = ctx;
-    /* The child's environment was the last thing allocated: given back
-     * first, its room takes the record's text, on pages already touched. */
-    xfree(st->envp);
-    st->envp = NULL;
+    mem_seal();
     record_state_commit(&st->state, pid);
-    record_receipt_commit(&st->report);
     record_state_free(&st->state);
     sink_report_free(&st->report);
     xfree(st->envp);
@@ -137,7 +132,6 @@ static void started(pid_t pid, void *ctx)
     xfree(st->path);
     resolved_free(&st->r);
     caps_plan_free(&st->caps);
-    mem_close();
 }
 
 /* NCCL's nccl.conf reader keeps 1023 bytes of a key and of a value
@@ -195,7 +189,6 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
         return EXIT_USAGE;
     }
     record_state_prepare(&st.state, &st.report, &st.sinks, &r->env);
-    record_receipt_prepare(&st.report, &st.state);
     st.envp = envset_envp(&r->env);
     struct child_spec c = {
         .path = st.path,

@@ -908,91 +908,44 @@ fake_stdlib() {
     assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
 }
 
-# --- the receipt (init/receipt.c): what a restart may skip -----------------
+# --- a restart: every file read and compared, an unchanged one left alone ---
 
-RECEIPT_TRACE='openat,open,lstat,newfstatat,statx'
-
-# Two starts: the first writes the files, the second finds them current and
-# leaves the receipt (the clock has moved past their ctime by then).
-receipt_made() {
+# Two starts: the first writes the files, the second finds them current.
+restarted() {
     ni_start --sinks "$SINKS" -- true
-    [ ! -e "$ROOT/run/nccl-init/receipt" ] # written files are not vouched for
-    sleep 0.05                              # past the coarse clock's tick
     ni_start --sinks "$SINKS" -- true
-    [ -f "$ROOT/run/nccl-init/receipt" ]
 }
 
-@test "receipt: a restart with every file current opens none of them, and reports them unchanged" {
-    need_strace
-    receipt_made
-    cp "$ROOT/etc/environment" "$TMP/environment.before"
-    run --separate-stderr strace -qq -o "$TMP/trace" -e trace="$RECEIPT_TRACE" \
-        "$NI" -v --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true
-    assert_success
-    [[ "$stderr" == *"sink etc-environment: $ROOT/etc/environment unchanged (receipt)"* ]]
-    [[ "$stderr" == *"sink record: $ROOT/run/nccl-init/profile.env unchanged (receipt)"* ]]
-    # looked at (lstat), never opened
-    grep -q "\"$ROOT/etc/environment\"" "$TMP/trace"
-    ! grep -E "open(at)?\(.*(environment|nccl\.conf|profile\.env)\"" "$TMP/trace"
-    run state_sinks
-    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
-    cmp "$ROOT/etc/environment" "$TMP/environment.before"
-}
-
-@test "receipt: as PID 1 (the child is pid 2 again), state.json is read once, then vouched for; a changed one is put right" {
-    need_strace
+@test "restart: as PID 1 (the child is pid 2 again), a current state.json is left alone; a changed one is put right" {
     unshare --pid --fork true 2>/dev/null || skip "no PID namespaces here"
-    receipt_made
-    pid1_start() { unshare --pid --fork "$@" "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true; }
-    traced_pid1_start() {
-        run strace -f -qq -o "$TMP/trace" -e trace=openat,open,stat,lstat,newfstatat,rename,renameat,renameat2 \
-            unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
-            --sinks "$SINKS" -- true
-        assert_success
-    }
+    restarted
+    pid1_start() { unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true; }
     pid1_start # the record is written for pid 2
     grep -qE '"child_pid": 2,$' "$ROOT/run/nccl-init/state.json"
     cp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
-    local ino size
+    local ino
     ino=$(stat -c %i "$ROOT/run/nccl-init/state.json")
-    size=$(stat -c %s "$ROOT/run/nccl-init/receipt")
-    sleep 0.05 # past the coarse clock's tick
-    # The same start again: state.json is rendered and read once by its
-    # path (no walk to its directory, no temporary, no rename of it), and
-    # found current; the receipt gets its state part.
-    traced_pid1_start
-    grep -q "openat(AT_FDCWD, \"$ROOT/run/nccl-init/state.json\", O_RDONLY" "$TMP/trace"
-    ! grep -qE "rename.*state\.json|\"nccl-init\", O_RDONLY\|O_LARGEFILE\|O_NOFOLLOW\|O_CLOEXEC\|O_DIRECTORY" "$TMP/trace"
-    [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" = "$ino" ]
-    [ "$(stat -c %s "$ROOT/run/nccl-init/receipt")" -gt "$size" ]
-    # And again: the receipt vouches for it. One lstat, no open, nothing
-    # rendered, the file as it was.
-    traced_pid1_start
-    [ "$(grep -c 'state\.json' "$TMP/trace")" = 1 ]
-    grep -qE "(lstat|newfstatat)\((AT_FDCWD, )?\"$ROOT/run/nccl-init/state.json\"" "$TMP/trace"
+    # The same start again: found current, not written (same inode).
+    pid1_start
     cmp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
     [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" = "$ino" ]
-    # A record that differs (here one byte more) is written again, whole:
-    # its ctime is not the receipt's.
+    # A record that differs (here one byte more) is written again, whole.
     echo >>"$ROOT/run/nccl-init/state.json"
     pid1_start
     cmp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
     [ "$(stat -c %i "$ROOT/run/nccl-init/state.json")" != "$ino" ]
 }
 
-@test "receipt: state.json follows what it is made of: a profile line that moved, another child pid" {
+@test "restart: state.json follows what it is made of: a profile line that moved, another child pid" {
     unshare --pid --fork true 2>/dev/null || skip "no PID namespaces here"
     cp "$PROFILES/pcie-8gpu.env" "$TMP/moving.env"
     pid1_start() { unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$TMP" -p moving --sinks "$SINKS" -- true; }
     pid1_start
-    sleep 0.05
-    pid1_start # every file current: a receipt
-    sleep 0.05
-    pid1_start # state.json current: its part
+    pid1_start
     local line
     line=$(grep -o '"key": "NCCL_PROTO".*"line": [0-9]*' "$ROOT/run/nccl-init/state.json" | grep -o '[0-9]*$')
-    # A comment above NCCL_PROTO moves its line: the value, the blocks and
-    # the receipt's key for them stay, state.json's "line" does not.
+    # A comment above NCCL_PROTO moves its line: the value and the blocks
+    # stay, state.json's "line" does not.
     sed -i '1i # one more line' "$TMP/moving.env"
     pid1_start
     grep -q "\"key\": \"NCCL_PROTO\".*\"line\": $((line + 1))," "$ROOT/run/nccl-init/state.json"
@@ -1003,12 +956,11 @@ receipt_made() {
     grep -qE '"child_pid": 2,$' "$ROOT/run/nccl-init/state.json"
 }
 
-@test "receipt: a file changed in place, same size and mtime set back, is read and put right" {
-    receipt_made
+@test "restart: a file changed in place, same size and mtime set back, is read and put right" {
+    restarted
     cp -p "$ROOT/etc/environment" "$TMP/environment.want" # its mtime too
     # One byte of the block changed in place (the same inode), the size
-    # kept, the mtime set back: only the ctime (which no one can set back)
-    # tells.
+    # kept, the mtime set back: only the content tells.
     local ino
     ino=$(stat -c %i "$ROOT/etc/environment")
     python3 - "$ROOT/etc/environment" <<'PY'
@@ -1027,42 +979,20 @@ PY
     run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
         --sinks "$SINKS" -- true
     assert_success
-    [[ "$stderr" != *"(receipt)"* ]]
     cmp "$ROOT/etc/environment" "$TMP/environment.want"
     run state_sinks
     assert_output "$(printf '%s\n' 'etc-environment written' 'nccl-conf unchanged' 'record unchanged')"
 }
 
-@test "receipt: another profile value, or another set of sinks, is a miss" {
-    receipt_made
+@test "restart: another profile value, or another set of sinks, writes what changed" {
+    restarted
     mkdir "$TMP/profiles"
     sed 's/^NCCL_BUFFSIZE=.*/NCCL_BUFFSIZE=8388608/' "$PROFILES/pcie-8gpu.env" >"$TMP/profiles/pcie-8gpu.env"
     run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$TMP/profiles" -p pcie-8gpu \
         --sinks "$SINKS" -- true
     assert_success
-    [[ "$stderr" != *"(receipt)"* ]]
     grep -qx NCCL_BUFFSIZE=8388608 "$ROOT/etc/environment"
     grep -qx 'NCCL_BUFFSIZE=8388608' "$ROOT/etc/nccl.conf"
-    run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$TMP/profiles" -p pcie-8gpu \
-        --sinks etc-environment,record -- true
-    assert_success
-    [[ "$stderr" != *"(receipt)"* ]]
-}
-
-@test "receipt: a link at the receipt is not read; remove deletes it with the record" {
-    receipt_made
-    mv "$ROOT/run/nccl-init/receipt" "$TMP/receipt"
-    ln -s "$TMP/receipt" "$ROOT/run/nccl-init/receipt"
-    run --separate-stderr "$NI" -v --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
-        --sinks "$SINKS" -- true
-    assert_success
-    [[ "$stderr" != *"(receipt)"* ]]
-    [ -L "$ROOT/run/nccl-init/receipt" ] # not written through either
-    rm "$ROOT/run/nccl-init/receipt"
-    sleep 0.05
-    ni_start --sinks "$SINKS" -- true
-    [ -f "$ROOT/run/nccl-init/receipt" ]
-    run "$NI" remove --root "$ROOT"
-    assert_success
-    [ ! -e "$ROOT/run/nccl-init" ]
+    run state_sinks
+    assert_output "$(printf '%s\n' 'etc-environment written' 'nccl-conf written' 'record written')"
 }

@@ -4,7 +4,7 @@
 #include "nccl/nccl_lib.h"
 #include "lib/proc_scan.h"
 #include "lib/procfs.h"
-#include "sinks/sink_formats.h"
+#include "lib/paths.h"
 #include "lib/fileio.h"
 #include "lib/mem.h"
 #include "lib/sort.h"
@@ -334,7 +334,7 @@ static void read_resolved(const char *root, struct set *want, struct records *re
                           struct verify_report *r)
 {
     struct buf path = { 0 };
-    buf_printf(&path, "%s" NCCL_INIT_RECORD, root);
+    buf_printf(&path, "%s" RECORD_ENV, root);
     read_pairs(want, path.data, false);
     if (!want->n)
         die(EXIT_USAGE, "verify: no resolved set in %s (is nccl-init running here?)", path.data);
@@ -641,7 +641,7 @@ void verify_collect(struct verify_report *r, const struct verify_options *o)
 {
     const char *root = o->root ? o->root : "";
     struct set want = { 0 }, conf = { 0 };
-    struct records recs = { .suffix = NCCL_INIT_RECORD };
+    struct records recs = { .suffix = RECORD_ENV };
     read_resolved(root, &want, &recs, r);
     pid_t child = read_child(root);
     struct buf path = { 0 };

@@ -167,7 +167,7 @@ int atomic_write(struct target *t, const char *data, size_t len)
     /* O_EXCL makes the name safe; pid and a counter make it unique enough
      * that a leftover from a crash is simply stepped over. 0600 until
      * take_over() gives it the target's owner and mode. */
-    static START_DATA unsigned counter;
+    static unsigned counter;
     for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
         b.len = 0;
         buf_printf(&b, ".%.*s.nccl-init-%d-%u", 200, t->name, (int)getpid(), counter++);

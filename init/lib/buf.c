@@ -7,29 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for need bytes in a growable buffer: false only for a soft one
- * that could not grow (failed from then on). */
-static bool reserve(struct buf *b, size_t need)
+void buf_reserve(struct buf *b, size_t need)
 {
-    if (!b->soft) {
+    if (!b->fixed)
         grow((void **)&b->data, &b->cap, need, 1);
-        return true;
-    }
-    if (b->failed)
-        return false;
-    if (need <= b->cap)
-        return true;
-    size_t c = b->cap ? b->cap : 8;
-    while (c < need && c)
-        c *= 2; /* 0 once past SIZE_MAX: realloc(0) is not that */
-    char *q = c ? try_realloc(b->data, c) : NULL;
-    if (!q) {
-        b->failed = true;
-        return false;
-    }
-    b->data = q;
-    b->cap = c;
-    return true;
 }
 
 void buf_add(struct buf *b, const void *p, size_t n)
@@ -40,8 +21,8 @@ void buf_add(struct buf *b, const void *p, size_t n)
         size_t room = b->cap - 1 - b->len;
         if (n > room)
             n = room;
-    } else if (!reserve(b, b->len + n + 1)) {
-        return;
+    } else {
+        buf_reserve(b, b->len + n + 1);
     }
     memcpy(b->data + b->len, p, n);
     b->len += n;
@@ -66,8 +47,7 @@ void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
             return;
         room = b->cap - b->len; /* with the NUL */
     } else {
-        if (!reserve(b, b->len + (size_t)n + 1))
-            return;
+        buf_reserve(b, b->len + (size_t)n + 1);
         room = (size_t)n + 1;
     }
     vsnprintf(b->data + b->len, room, fmt, ap);

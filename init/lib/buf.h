@@ -13,12 +13,11 @@ struct buf {
     char *data;
     size_t len, cap;
     bool fixed;
-    /* soft: growing may fail without killing the init (after the fork,
-     * supervise.c): the buffer then stops taking text and says so in
-     * failed, and its owner drops what it was for. */
-    bool soft, failed;
 };
 #define BUF_FIXED(arr) ((struct buf){ .data = (arr), .cap = sizeof(arr), .fixed = true })
+/* Room for need bytes in all, so that adding up to that many later
+ * allocates nothing (a fixed buffer has what it has). */
+void buf_reserve(struct buf *b, size_t need);
 void buf_add(struct buf *b, const void *p, size_t n);
 void buf_str(struct buf *b, const char *s);
 /* "KEY=VALUE\n", as the env files are written: no printf for each line. */

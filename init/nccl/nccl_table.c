@@ -121,8 +121,8 @@ _Static_assert(S_COUNT <= 256, "the rules keep a string's index in a byte");
  * call cost some 80 per variable. */
 static const char *rule_string(unsigned index)
 {
-    static START_DATA unsigned short at[S_COUNT]; /* at[1] = 0 */
-    static START_DATA unsigned known = 1;         /* at[1..known] are found */
+    static unsigned short at[S_COUNT]; /* at[1] = 0 */
+    static unsigned known = 1;         /* at[1..known] are found */
     if (!index)
         return 0;
     for (; known < index; known++)

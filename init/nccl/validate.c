@@ -815,8 +815,8 @@ void validate_servers(const struct entry *e, struct diag *d)
     /* Where each row (five strings) starts, found once: every profile line
      * is held against every row, and walking the rows' strings each time
      * cost a start-up a tenth of its instructions. */
-    static START_DATA unsigned short row_at[32];
-    static START_DATA unsigned rows;
+    static unsigned short row_at[32];
+    static unsigned rows;
     if (!rows)
         for (const char *r = server_overrides; *r && rows < ARRAY_SIZE(row_at);) {
             row_at[rows++] = (unsigned short)(r - server_overrides);

@@ -53,7 +53,7 @@ void _libcap_initialize(void);
 
 static void libcap_init(void)
 {
-    static START_DATA bool done;
+    static bool done;
     if (!done)
         _libcap_initialize();
     done = true;

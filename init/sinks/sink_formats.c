@@ -1,5 +1,7 @@
 #include "sinks/sink_formats.h"
 
+#include "lib/paths.h"
+
 #include "lib/text.h"
 #include "nccl/validate.h"
 
@@ -171,7 +173,7 @@ void format_python(struct buf *b, const struct envset *s, const char *chain, con
                "            env[k] = v\n"
                "    try:\n"
                "        return os.open(");
-    py_literal(b, record ? record : NCCL_INIT_RECORD);
+    py_literal(b, record ? record : RECORD_ENV);
     buf_str(b, ", os.O_RDONLY)\n"
                "    except OSError:\n"
                "        return None\n"

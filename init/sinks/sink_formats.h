@@ -16,13 +16,9 @@ void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip
 void format_nccl_conf(struct buf *b, const struct envset *s, skip_fn *skip);
 /* The record's env-file: every carried variable. */
 void format_env_file(struct buf *b, const struct envset *s, skip_fn *skip);
-/* The record of the resolved set, under --root: the sink record writes it,
- * the Python hook holds it open, verify reads it. */
-#define NCCL_INIT_RECORD "/run/nccl-init/profile.env"
-
 /* The Python site hook; chain, when not NULL, is a shadowed sitecustomize
  * to run afterwards; record is the path of the record that the hook keeps
- * open (NULL: NCCL_INIT_RECORD). */
+ * open (NULL: RECORD_ENV, lib/paths.h). */
 void format_python(struct buf *b, const struct envset *s, const char *chain, const char *record,
                    skip_fn *skip);
 

@@ -4,6 +4,7 @@
 #include "sinks/block.h"
 #include "lib/log.h"
 #include "sinks/python_find.h"
+#include "lib/paths.h"
 #include "sinks/sink_formats.h"
 #include "nccl/render.h"
 #include "lib/fileio.h"
@@ -18,14 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define RECORD_ENV NCCL_INIT_RECORD
-#define RECORD_STATE "/run/nccl-init/state.json"
-#define RECORD_RECEIPT "/run/nccl-init/receipt"
-/* What the receipt's key says made the files: the Makefile passes a digest
- * of init/'s sources, so that a build that renders otherwise misses. */
-#ifndef NCCL_INIT_BUILD
-#define NCCL_INIT_BUILD "unknown"
-#endif
 
 static const char sink_names[][16] = { "etc-environment", "python", "nccl-conf", "record" };
 
@@ -193,26 +186,14 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
 }
 
 /* Writes body as the block of a file at the end; with body NULL, takes
- * it out. On a receipt's hit it is current as it is; otherwise a file
- * found current is vouched for in the receipt, and anything else leaves
- * the receipt unsettled (receipt.h). */
+ * it out. */
 static void write_simple(struct sink_report *r, const char *sink, const char *path,
                          size_t root_len, const char *body)
 {
-    if (r->receipt.hit) {
-        log_debug("sink %s: %s %s (receipt)", sink, path, OUTCOME(1));
-        result(r, sink, path, OUTCOME(1));
-        return;
-    }
     struct target t;
-    struct sink_result *x = NULL;
     if (open_sink(r, sink, &t, path, root_len))
-        x = splice_write(r, sink, &t, body, false, NULL, 0, 0);
+        splice_write(r, sink, &t, body, false, NULL, 0, 0);
     target_close(&t);
-    if (x && strcmp(x->outcome, OUTCOME(1)) == 0 && t.st_valid)
-        receipt_vouch_file(&r->receipt, path, &t.st);
-    else
-        r->receipt.unsettled = true;
 }
 
 /* A sitecustomize further down sys.path than the stdlib: the ones that a
@@ -377,9 +358,9 @@ char *sink_record_path(const char *root)
 
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
-    /* The two files with a block. Each is rendered once (its warnings
-     * said once), and only to be compared or written: on a receipt's hit
-     * no text is needed at all. */
+    /* The two files with a block, each rendered once (its warnings said
+     * once), then compared with the file and written only when it
+     * differs. */
     struct {
         const char *sink;
         char *path;
@@ -390,7 +371,7 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     size_t n = 0;
     if (o->mask & SINK_ETC_ENVIRONMENT) {
         c[n].sink = "etc-environment";
-        c[n].path = rooted(o, "/etc/environment", &c[n].root_len);
+        c[n].path = rooted(o, ETC_ENVIRONMENT, &c[n].root_len);
         c[n++].format = format_etc_environment;
     }
     if (o->mask & SINK_NCCL_CONF) {
@@ -402,31 +383,17 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
          * used as given: walked whole (root_len 0). */
         const char *cf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
         c[n].sink = "nccl-conf";
-        c[n].path = cf && *cf ? xstrdup(cf) : rooted(o, "/etc/nccl.conf", &c[n].root_len);
+        c[n].path = cf && *cf ? xstrdup(cf) : rooted(o, ETC_NCCL_CONF, &c[n].root_len);
         if (cf && *cf && s)
             log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", cf);
         c[n++].format = format_nccl_conf;
     }
-    /* The record's profile.env is covered too, and the receipt lives
-     * beside it: without the record there is nowhere to keep one. Its key
-     * is what the covered files are made of (receipt.h): this build, each
-     * file's sink and path, and the variables the sinks carry. */
     if (s && (o->mask & SINK_RECORD)) {
-        struct receipt *rc = &r->receipt;
-        receipt_material(rc, "build", NCCL_INIT_BUILD, "", 0);
         r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
-        for (size_t i = 0; i <= n; i++)
-            receipt_material(rc, i < n ? c[i].sink : "record", i < n ? c[i].path : r->record_path,
-                             "", 0);
-        for (size_t i = 0; i < s->n; i++)
-            if (sink_carries(&s->v[i]))
-                receipt_material(rc, s->v[i].key, s->v[i].value, "", 0);
-        r->receipt_path = rooted(o, RECORD_RECEIPT, &r->receipt_root_len);
-        if (!receipt_check(rc, r->receipt_path))
-            format_env_file(&r->record_text, s, skipped_value);
+        format_env_file(&r->record_text, s, skipped_value);
     }
     for (size_t i = 0; i < n; i++) {
-        if (s && !r->receipt.hit)
+        if (s)
             c[i].format(&c[i].body, s, skipped_value);
         write_simple(r, c[i].sink, c[i].path, c[i].root_len,
                      s ? c[i].body.data ? c[i].body.data : "" : NULL);
@@ -451,11 +418,11 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
 void sinks_remove(struct sink_report *r, const struct sink_options *o)
 {
     sinks_write(r, o, NULL);
-    for (int i = 0; i < 4; i++) {
+    static const char *const record[] = { RECORD_ENV, RECORD_STATE, RECORD_DIR };
+    for (size_t i = 0; i < ARRAY_SIZE(record); i++) {
         size_t rl;
-        char *p = rooted(o, i == 0 ? RECORD_ENV : i == 1 ? RECORD_STATE : i == 2 ? RECORD_RECEIPT
-                                                                          : "/run/nccl-init", &rl);
-        remove_file(r, "record", p, rl, i == 3 ? AT_REMOVEDIR : 0);
+        char *p = rooted(o, record[i], &rl);
+        remove_file(r, "record", p, rl, i == ARRAY_SIZE(record) - 1 ? AT_REMOVEDIR : 0);
         xfree(p);
     }
 }
@@ -480,13 +447,8 @@ void record_env(struct sink_report *r, const struct sink_options *o)
         return;
     const char *path = r->record_path;
     size_t rl = r->record_root_len;
-    if (r->receipt.hit) {
-        log_debug("sink record: %s %s (receipt)", path, OUTCOME(1));
-        result(r, "record", path, OUTCOME(1));
-        return;
-    }
     size_t dir_rl;
-    char *dir = rooted(o, "/run/nccl-init", &dir_rl);
+    char *dir = rooted(o, RECORD_DIR, &dir_rl);
     struct target t;
     /* The walk to profile.env checks the directory just made or found: a
      * link or someone else's directory at /run/nccl-init stops the record
@@ -501,7 +463,6 @@ void record_env(struct sink_report *r, const struct sink_options *o)
     xfree(dir);
     if (!ok) {
         r->record_failed = true;
-        r->receipt.unsettled = true;
         return;
     }
     /* No directory for the Python hook: it writes nothing, it keeps the
@@ -515,28 +476,21 @@ void record_env(struct sink_report *r, const struct sink_options *o)
     if (e < 0) {
         target_failed(r, "record", &t, e);
         r->record_failed = true;
-        r->receipt.unsettled = true;
         return;
     }
     result(r, "record", path, e == 1 ? OUTCOME(1) : OUTCOME(0));
-    if (e == 1 && t.st_valid) {
-        receipt_vouch_file(&r->receipt, path, &t.st);
-    } else {
-        r->receipt.unsettled = true;
-    }
 }
 
-/* state.json's text, into a soft buffer (buf.h). */
-static void state_text(struct buf *b, const struct record_state *rs, pid_t child)
+/* state.json's text but the child's pid, which goes at *pid_at. */
+static void state_text(struct buf *b, const struct envset *s, const struct sink_report *r,
+                       size_t *pid_at)
 {
-    const struct envset *s = rs->env;
-    const struct sink_report *r = rs->report;
     buf_str(b, "{\n  \"profile\": ");
     json_string(b, s->names);
     buf_str(b, ",\n  \"digest\": \"");
     buf_str(b, s->digest);
     buf_str(b, "\",\n  \"child_pid\": ");
-    buf_uint(b, (unsigned long)child);
+    *pid_at = b->len;
     buf_str(b, ",\n  \"variables\": [");
     for (size_t i = 0, k = 0; i < s->n; i++)
         if (sink_carries(&s->v[i])) {
@@ -561,138 +515,42 @@ static void state_text(struct buf *b, const struct record_state *rs, pid_t child
     buf_str(b, "\n  ]\n}\n");
 }
 
-static void key_str(struct buf *k, const char *s)
-{
-    buf_add(k, s, strlen(s) + 1);
-}
+/* Room for the pid's digits: a pid_t in decimal. */
+#define PID_DIGITS 10
 
-static void key_entry(struct buf *k, const struct entry *e)
-{
-    key_str(k, e->file);
-    buf_add(k, &e->line, sizeof e->line);
-    key_str(k, e->profile);
-}
-
-/* What state_text() makes state.json of, but the child's pid: the
- * receipt's key for it (receipt.h). Field for field what state_text()
- * and json_var() (render.c) write, under the same conditions and in the
- * same order, as C strings with their NULs (no two lists run together)
- * and a byte for each flag: a field added to one is added to the other. */
-static void state_key(struct buf *k, const struct record_state *rs)
-{
-    const struct envset *s = rs->env;
-    const struct sink_report *r = rs->report;
-    key_str(k, s->names);
-    key_str(k, s->digest);
-    for (size_t i = 0; i < s->n; i++) {
-        const struct var *v = &s->v[i];
-        if (!sink_carries(v))
-            continue;
-        const char flags[] = { (char)('0' + v->source), v->resolved ? 'r' : '-',
-                               v->overridden ? 'o' : '-', v->enforced ? 'e' : '-' };
-        buf_add(k, flags, sizeof flags);
-        key_str(k, v->key);
-        key_str(k, v->value);
-        if (v->source == SRC_PROFILE)
-            key_entry(k, v->entry);
-        if (v->overridden) {
-            key_str(k, v->entry->value);
-            key_entry(k, v->entry);
-        }
-    }
-    for (size_t i = 0; i < r->n; i++) {
-        key_str(k, r->v[i].sink);
-        key_str(k, r->v[i].path);
-        key_str(k, r->v[i].outcome);
-        buf_add(k, r->v[i].reason ? "n" : "-", 1);
-        if (r->v[i].reason)
-            key_str(k, r->v[i].reason);
-    }
-}
-
-void record_state_prepare(struct record_state *rs, struct sink_report *r,
+void record_state_prepare(struct record_state *rs, const struct sink_report *r,
                           const struct sink_options *o, const struct envset *s)
 {
     memset(rs, 0, sizeof *rs);
     if (!(o->mask & SINK_RECORD) || r->record_failed)
         return; /* the record's directory already gave its one warning */
     rs->path = rooted(o, RECORD_STATE, &rs->root_len);
-    rs->report = r;
-    rs->env = s;
-    /* The receipt's key for state.json: only where a receipt can be had. */
-    if (r->receipt_path)
-        state_key(&r->receipt.state, rs);
-}
-
-/* Whether the file at path holds exactly b's text: one open and a few
- * reads into a small buffer on the stack, where the walk to it (walk.h) is
- * a dozen system calls, and a buffer from the allocator a fresh page after
- * the fork. Read only, through the same trust as the receipt itself (see
- * receipt_check): only root can put a file in the record's directory. A
- * regular file reads whole up to the count asked (signals are blocked),
- * so a short read is its end; anything else (a FIFO, a longer or shorter
- * file) is "not the same", and the walk decides. *st: the descriptor's
- * fstat, taken before the read (what a receipt may vouch for). */
-static bool file_holds(const char *path, const struct buf *b, struct stat *st)
-{
-    int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return false;
-    if (fstat(fd, st) < 0) {
-        close(fd);
-        return false;
-    }
-    char chunk[512];
-    size_t at = 0;
-    ssize_t n;
-    bool same = true;
-    do {
-        n = read(fd, chunk, sizeof chunk);
-        same = n >= 0 && (size_t)n <= b->len - at && same_bytes(chunk, b->data + at, (size_t)n);
-        at += same ? (size_t)n : 0;
-    } while (same && n == (ssize_t)sizeof chunk);
-    close(fd);
-    return same && at == b->len;
+    state_text(&rs->text, s, r, &rs->pid_at);
+    /* The room the pid takes after the fork, where nothing may allocate. */
+    buf_reserve(&rs->text, rs->text.len + PID_DIGITS + 1);
 }
 
 void record_state_commit(struct record_state *rs, pid_t child)
 {
     if (!rs->path)
         return;
-    struct receipt *rc = &rs->report->receipt;
-    /* A restart whose receipt vouches for the state part: as PID 1 of a
-     * container the child is pid 2 again, and state.json is then exactly
-     * what this start would write. Nothing rendered, nothing read. */
-    if (receipt_state_holds(rc, child, rs->path)) {
-        log_debug("sink record: %s %s (receipt)", rs->path, OUTCOME(1));
-        return;
-    }
-    struct buf text = { .soft = true };
-    state_text(&text, rs, child);
-    /* A restart the receipt vouched for (every sink unchanged) has written
-     * nothing, and as PID 1 of a container the child is pid 2 again: the
-     * record is then most likely current too, and checked as cheaply as
-     * the receipt checks the rest. */
-    struct stat st;
-    if (!text.failed && rc->hit && file_holds(rs->path, &text, &st)) {
-        receipt_state_vouch(rc, child, rs->path, &st); /* the receipt had no such part */
-        buf_free(&text);
-        return;
-    }
-    struct target t = { .path = rs->path, .step = "render" };
-    int e = -ENOMEM;
-    if (!text.failed && (e = target_open(&t, rs->path, rs->root_len)) == 0) {
+    struct buf *b = &rs->text;
+    char digits[PID_DIGITS + 1];
+    struct buf d = BUF_FIXED(digits);
+    buf_uint(&d, (unsigned long)child);
+    memmove(b->data + rs->pid_at + d.len, b->data + rs->pid_at, b->len - rs->pid_at + 1);
+    memcpy(b->data + rs->pid_at, digits, d.len);
+    b->len += d.len;
+    struct target t;
+    int e = target_open(&t, rs->path, rs->root_len);
+    if (e == 0) {
         t.no_sync = true;
-        e = atomic_write(&t, text.data, text.len);
-        target_close(&t);
-        if (e == 1 && t.st_valid)
-            receipt_state_vouch(rc, child, rs->path, &t.st);
+        e = atomic_write(&t, b->data, b->len);
     }
-    buf_free(&text);
-    if (e == 0 || e == 1)
+    target_close(&t);
+    if (e >= 0)
         return;
-    /* Logged here rather than through target_failed(): no allocation that
-     * could kill the init after the fork. */
+    /* Logged here rather than through target_failed(), which allocates. */
     char why[512];
     struct buf w = BUF_FIXED(why);
     if (t.why.kind != REFUSED_NOTHING)
@@ -709,28 +567,14 @@ void sink_report_free(struct sink_report *r)
         xfree(r->v[i].reason);
     }
     xfree(r->v);
-    receipt_free(&r->receipt);
-    xfree(r->receipt_path);
     buf_free(&r->record_text);
     xfree(r->record_path);
     memset(r, 0, sizeof *r);
 }
 
-void record_receipt_prepare(struct sink_report *r, const struct record_state *rs)
-{
-    /* A sink that failed or wrote leaves the receipt unsettled already;
-     * a python one fails outside it. */
-    if (r->receipt_path && r->failures == 0 && !r->record_failed)
-        receipt_seal(&r->receipt, rs->path); /* none without the record: nowhere to keep it */
-}
-
-void record_receipt_commit(const struct sink_report *r)
-{
-    receipt_commit(&r->receipt, r->receipt_path, r->receipt_root_len);
-}
-
 void record_state_free(struct record_state *rs)
 {
     xfree(rs->path);
+    buf_free(&rs->text);
     memset(rs, 0, sizeof *rs);
 }

@@ -6,7 +6,6 @@
 
 #include "nccl/envset.h"
 #include "lib/buf.h"
-#include "sinks/receipt.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -31,10 +30,6 @@ struct sink_report {
     size_t n, cap;
     unsigned failures;
     bool record_failed;
-    /* What a restart can skip (receipt.h): run only, with the record on. */
-    struct receipt receipt;
-    char *receipt_path;      /* NULL: no receipt to read or write */
-    size_t receipt_root_len; /* receipt_path[0..receipt_root_len) is --root */
     struct buf record_text;  /* profile.env as this start renders it */
     char *record_path;
     size_t record_root_len;
@@ -70,26 +65,19 @@ char *sink_record_path(const char *root);
  * sinks_write rendered it). */
 void record_env(struct sink_report *r, const struct sink_options *o);
 /* /run/nccl-init/state.json, with every sink's outcome and the child's
- * pid. Prepared before the fork (its path: nothing that can fail is left
- * for later), rendered and written after it, while the child already runs:
- * the record is for verify, and nothing the child does waits for it. The
- * text is built in a soft buffer (buf.h): memory that cannot be had costs
- * the record one warning, never the init (the rule of supervise.c). r and
- * s must live until the commit. */
+ * pid. Rendered before the fork, with room kept for the pid, and written
+ * after it, while the child already runs: the record is for verify, and
+ * nothing the child does waits for it. No allocation after the fork
+ * (init/README.md). */
 struct record_state {
-    char *path; /* NULL: no record to write */
+    char *path;      /* NULL: no record to write */
     size_t root_len; /* path[0..root_len) is --root (atomic.h) */
-    struct sink_report *report; /* its receipt takes state.json's part */
-    const struct envset *env;
+    struct buf text; /* all but the pid */
+    size_t pid_at;   /* where in text the pid goes */
 };
-void record_state_prepare(struct record_state *rs, struct sink_report *r,
+void record_state_prepare(struct record_state *rs, const struct sink_report *r,
                           const struct sink_options *o, const struct envset *s);
 void record_state_commit(struct record_state *rs, pid_t child);
-/* Before the fork: the receipt of what this start found current, when
- * there is one to write (receipt.h), with room for rs's state.json; after
- * it: written. */
-void record_receipt_prepare(struct sink_report *r, const struct record_state *rs);
-void record_receipt_commit(const struct sink_report *r);
 
 void sink_report_free(struct sink_report *r);
 void record_state_free(struct record_state *rs);

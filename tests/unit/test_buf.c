@@ -1,17 +1,9 @@
 /* init/buf.c: the buffer's printf against the C library's, fixed buffers
- * that truncate, and soft buffers that fail without dying. */
+ * that truncate, and reserved room. */
 #include "helpers.h"
 
 #include <limits.h>
 #include <stdint.h>
-
-/* A huge allocation is a NULL here, not ASan's abort: what the soft buffer
- * must survive. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "allocator_may_return_null=1";
-}
 
 static void printf_matches_libc(void **state)
 {
@@ -41,31 +33,28 @@ static void fixed_buffers_truncate(void **state)
     assert_int_equal(b.len, 7);
 }
 
-/* What state.json's text is built in after the fork (supervise.c): it
- * grows like any buffer, and when memory cannot be had it keeps what it
- * has, takes nothing more, and says so in failed; the init lives on. */
-static void soft_buffers_fail_without_dying(void **state)
+/* What state.json's text relies on after the fork, where nothing may be
+ * allocated (init/README.md): once room is reserved, adding up to it
+ * keeps the same block. */
+static void reserved_room_takes_text_in_place(void **state)
 {
     (void)state;
-    struct buf b = { .soft = true };
+    struct buf b = { 0 };
+    buf_str(&b, "head");
+    buf_reserve(&b, 4 + 30000 + 1);
+    const char *at = b.data;
     for (int i = 0; i < 3000; i++)
-        buf_str(&b, "0123456789"); /* past the start-up region's blocks: malloc's */
-    assert_int_equal(b.len, 30000);
-    assert_false(b.failed);
-    buf_add(&b, "x", SIZE_MAX / 4); /* no memory for that: refused before any copy */
-    assert_true(b.failed);
-    assert_int_equal(b.len, 30000);
-    assert_memory_equal(b.data + 29990, "0123456789", 10);
-    buf_str(&b, "more");
-    buf_printf(&b, "%d", 42);
-    assert_int_equal(b.len, 30000);
+        buf_str(&b, "0123456789");
+    assert_ptr_equal(b.data, at);
+    assert_int_equal(b.len, 30004);
+    assert_memory_equal(b.data, "head0123456789", 14);
+    assert_int_equal(b.data[b.len], '\0');
     buf_free(&b);
-    /* a size no doubling reaches: refused too, not a loop */
-    struct buf c = { .soft = true };
-    buf_add(&c, "x", SIZE_MAX - 8);
-    assert_true(c.failed);
-    assert_int_equal(c.len, 0);
-    buf_free(&c);
+    /* a fixed buffer has what it has */
+    char small[8];
+    struct buf f = BUF_FIXED(small);
+    buf_reserve(&f, 100);
+    assert_int_equal(f.cap, sizeof small);
 }
 
 int main(void)
@@ -73,7 +62,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(printf_matches_libc),
         cmocka_unit_test(fixed_buffers_truncate),
-        cmocka_unit_test(soft_buffers_fail_without_dying),
+        cmocka_unit_test(reserved_room_takes_text_in_place),
     };
     return cmocka_run_group_tests_name("buf", tests, NULL, NULL);
 }

@@ -1,25 +1,12 @@
-/* init/mem.c: the start-up region, and what mem_close() gives back. */
+/* init/lib/mem.c: the start-up arena, and the seal after the fork. */
 #include "helpers.h"
 
-#include <stdint.h>
-#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-/* Whether the page holding p is resident. */
-static bool resident(const void *p)
-{
-    unsigned char v = 0;
-    void *page = (void *)((uintptr_t)p & ~(uintptr_t)4095);
-    assert_int_equal(mincore(page, 4096, &v), 0);
-    return v & 1;
-}
-
-/* One test, in order: mem_close() is once per process. */
-static void region_then_malloc(void **state)
+static void arena_blocks(void **state)
 {
     (void)state;
-    /* A block that lives on, as the options' arrays do: its page stays. */
-    char *kept = xstrdup("kept");
     char *a = xmalloc(100);
     memset(a, 'a', 100);
     /* The last block grows where it is. */
@@ -38,38 +25,55 @@ static void region_then_malloc(void **state)
     xfree(a2);
     char *c = xmalloc(200);
     assert_ptr_equal(c, a2);
-    /* Too big for the region: malloc's, freed by free() underneath. */
+    /* Too big for the arena: malloc's, and a block of the arena that
+     * grows past it moves there with its bytes. */
     char *big = xmalloc(64 * 1024);
     memset(big, 'x', 64 * 1024);
     xfree(big);
-    /* Pages of the region, far above the kept block, in use now. */
-    char *far = xmalloc(6000);
-    memset(far, 'f', 6000);
-    assert_true(resident(far + 5999));
+    char *d = xstrdup("kept");
+    char *d2 = xrealloc(d, 40000);
+    assert_string_equal(d2, "kept");
+    xfree(d2);
     xfree(b2);
     xfree(c);
-    xfree(far);
     xfree(NULL);
-    mem_close();
-    /* Given back: not resident until touched again. */
-    assert_false(resident(far + 5999));
-    /* The block still in use kept its page and its bytes. */
-    assert_string_equal(kept, "kept");
-    /* After the close everything is malloc's, and realloc of a block
-     * from the region moves it there. */
-    char *d = xmalloc(16);
-    char *k2 = xrealloc(kept, 4096);
-    assert_string_equal(k2, "kept");
-    assert_ptr_not_equal(k2, kept);
-    xfree(d);
-    xfree(k2);
-    mem_close(); /* once only; a second call does nothing */
+}
+
+/* After mem_seal() an allocation aborts, with one line saying why; a free
+ * is still fine. In a child: the seal is for the rest of a process. */
+static void sealed_allocation_aborts(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    char *kept = xstrdup("kept");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        mem_seal();
+        xfree(kept);
+        (void)xmalloc(8);
+        _exit(0); /* not reached */
+    }
+    close(fds[1]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    char line[128] = { 0 };
+    ssize_t n = read(fds[0], line, sizeof line - 1);
+    assert_true(n > 0);
+    assert_non_null(strstr(line, "nccl-init: error: allocation after the fork\n"));
+    close(fds[0]);
+    xfree(kept);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(region_then_malloc),
+        cmocka_unit_test(arena_blocks),
+        cmocka_unit_test(sealed_allocation_aborts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
