@@ -69,11 +69,6 @@ static int resolve_or_fail(struct resolved *r, const struct options *o, const ch
     return 0;
 }
 
-static void report_skip(const char *sink, const char *key, const char *why)
-{
-    log_warn("sink %s: %s left out: %s", sink, key, why);
-}
-
 int cmd_render(const struct options *o)
 {
     struct resolved r;
@@ -88,11 +83,11 @@ int cmd_render(const struct options *o)
     else if (strcmp(f, "env") == 0)
         render_env(&b, &r.env);
     if (strcmp(f, "etc-environment") == 0)
-        format_etc_environment(&body, &r.env, report_skip);
+        format_etc_environment(&body, &r.env, sink_skip_warn);
     else if (strcmp(f, "python") == 0)
-        format_python(&body, &r.env, NULL, sink_record_path(o->root), report_skip);
+        format_python(&body, &r.env, NULL, sink_record_path(o->root), sink_skip_warn);
     else if (strcmp(f, "nccl-conf") == 0)
-        format_nccl_conf(&body, &r.env, report_skip);
+        format_nccl_conf(&body, &r.env, sink_skip_warn);
     if (b.len == 0)
         block_wrap(&b, body.data ? body.data : ""); /* exactly what the sink writes */
     int w = write_all(STDOUT_FILENO, b.data ? b.data : "", b.len);

@@ -1,6 +1,7 @@
 #include "sinks/block.h"
 #include "lib/buf.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* The end of a marker line that starts at i: the marker, then "\n", "\r\n"
@@ -78,7 +79,7 @@ int block_splice(struct buf *out, const char *old, size_t n, const char *body, b
     long b = find_line(old, n, BLOCK_BEGIN, 0);
     long e = find_line(old, n, BLOCK_END, b >= 0 ? (size_t)b : 0);
     if ((b < 0) != (e < 0) || (b >= 0 && find_line(old, n, BLOCK_BEGIN, (size_t)b + 1) >= 0))
-        return -1;
+        return -EBADMSG; /* damaged: a BEGIN without an END, or two blocks */
     const char *eol = "\n";
     int note;
     size_t end;

@@ -28,7 +28,7 @@
  * its block, and without the newline a NEWLINE note says nccl-init added
  * when the block still ends the file. Returns 1; 0 when there is no block
  * to take out; 2 when the file is nccl-init's alone (a MADE note, nothing
- * else in it: delete it); -1 when old has a BEGIN without an END, or more
+ * else in it: delete it); -EBADMSG when old has a BEGIN without an END, or more
  * than one block: then it is not ours to guess at. */
 int block_splice(struct buf *out, const char *old, size_t oldlen, const char *body, bool at_top,
                  bool created);

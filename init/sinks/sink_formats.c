@@ -2,6 +2,7 @@
 
 #include "lib/paths.h"
 
+#include "lib/log.h"
 #include "lib/text.h"
 #include "nccl/validate.h"
 
@@ -190,4 +191,9 @@ void format_python(struct buf *b, const struct envset *s, const char *chain, con
                    "del _nccl_path, _nccl_f\n");
     }
     buf_str(b, "del _nccl_os, _nccl_init\n");
+}
+
+void sink_skip_warn(const char *sink, const char *key, const char *why)
+{
+    log_warn("sink %s: %s left out: %s", sink, key, why);
 }

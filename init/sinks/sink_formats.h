@@ -9,6 +9,8 @@
 /* Calls skip(key, why) for each value a format cannot carry exactly; such a
  * value is left out of that sink, never written wrong. */
 typedef void skip_fn(const char *sink, const char *key, const char *why);
+/* The skip_fn of the sinks and of render: one warning, "sink S: KEY left out: WHY". */
+void sink_skip_warn(const char *sink, const char *key, const char *why);
 
 /* pam_env syntax for /etc/environment. */
 void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip);

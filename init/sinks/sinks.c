@@ -122,11 +122,6 @@ static bool open_sink(struct sink_report *r, const char *sink, struct target *t,
     return e == 0;
 }
 
-static void skipped_value(const char *sink, const char *key, const char *why)
-{
-    log_warn("sink %s: %s left out: %s", sink, key, why);
-}
-
 /* What splice_write did: atomic_write's 0 and 1, and 2 for a file deleted.
  * On remove, "written" is the file written without its block. (No table of
  * pointers: each would be a relocation in the binary.) */
@@ -317,7 +312,7 @@ static void write_python(struct sink_report *r, const struct python_home *h,
         chain = shadowed(h);
     struct buf body = { 0 };
     if (s)
-        format_python(&body, s, chain, record, skipped_value);
+        format_python(&body, s, chain, record, sink_skip_warn);
     struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen, rd);
     target_close(&t);
     if (x && chain) {
@@ -390,11 +385,11 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     }
     if (s && (o->mask & SINK_RECORD)) {
         r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
-        format_env_file(&r->record_text, s, skipped_value);
+        format_env_file(&r->record_text, s, sink_skip_warn);
     }
     for (size_t i = 0; i < n; i++) {
         if (s)
-            c[i].format(&c[i].body, s, skipped_value);
+            c[i].format(&c[i].body, s, sink_skip_warn);
         write_simple(r, c[i].sink, c[i].path, c[i].root_len,
                      s ? c[i].body.data ? c[i].body.data : "" : NULL);
         buf_free(&c[i].body);
