@@ -12,6 +12,9 @@
  * the file after a longer one. */
 #define PAM_ENV_MAX_LINE 8190
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 bool sink_carries(const struct var *v)
 {
     return v->resolved || v->source == SRC_INIT;
@@ -66,7 +69,7 @@ void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip
 
 /* KEY=VALUE lines as NCCL's conf parser and docker's env-file reader take
  * them: every byte after '=' is the value (a CR too), '\n' ends it. NCCL's
- * reader (src/misc/param.cc setEnvFile) copies at most 1023 bytes of the
+ * reader (src/misc/param.cc setEnvFile) copies at most NCCL_CONF_MAX bytes of the
  * key and of the value into fixed buffers: a longer one would reach NCCL
  * cut short, so it is left out. */
 static void format_lines(struct buf *b, const struct envset *s, const char *sink, bool nccl_only,
@@ -81,7 +84,7 @@ static void format_lines(struct buf *b, const struct envset *s, const char *sink
         if (has_control(v->value))
             skip(sink, v->key, "it contains a control character");
         else if (nccl_only && nccl_conf_cuts(v->key, v->value))
-            skip(sink, v->key, "NCCL's nccl.conf reader keeps only 1023 bytes of a key or value");
+            skip(sink, v->key, "NCCL's nccl.conf reader keeps only " STR(NCCL_CONF_MAX) " bytes of a key or value");
         else
             buf_kv(b, v->key, v->value);
     }
