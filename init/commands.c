@@ -201,7 +201,14 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
 int cmd_verify(const struct options *o)
 {
     struct verify_options v = { o->root, o->json, o->all, o->pids, o->npids };
-    return verify(&v);
+    struct buf out = { 0 }, why = { 0 };
+    int r = verify(&v, &out, &why);
+    if (r < 0)
+        die(EXIT_USAGE, "verify: %s", why.data);
+    int w = write_all(STDOUT_FILENO, out.data, out.len);
+    if (w < 0)
+        die(1, "writing to stdout: %s", strerror(-w));
+    return r;
 }
 
 /* Out of line: inlined into main, detect's report made main too big for

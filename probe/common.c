@@ -1,28 +1,19 @@
 /* nccl-probe: Error handling, CUDA/NCCL basics and small helpers. */
 #include "probe.h"
+#include "lib/text.h"
 
+/* The command being run; the first word of the probe's errors. */
 const char *cmd = "nccl-probe";
-
-void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "nccl-probe: %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(code);
-}
 
 void usage_error(const char *fmt, ...)
 {
+    char m[512] = "";
+    struct buf b = BUF_FIXED(m);
     va_list ap;
     va_start(ap, fmt);
-    fputs("nccl-probe: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (nccl-probe --help)\n", stderr);
+    buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    exit(EXIT_USAGE);
+    die(EXIT_USAGE, "%s (nccl-probe --help)", m);
 }
 
 const char usage_text[] =
@@ -33,7 +24,7 @@ const char usage_text[] =
     "  params [--profile FILE]\n"
     "      one communicator per visible GPU; which variables NCCL itself logs as\n"
     "      \"set by environment\"; exit 1 when a variable of the resolved profile\n"
-    "      (" DEFAULT_PROFILE_ENV ", or FILE) did not reach NCCL\n"
+    "      (" RECORD_ENV ", or FILE) did not reach NCCL\n"
     "  allreduce [--min-bytes 8] [--max-bytes 64M] [--iters 20] [--warmup 5] [--json]\n"
     "      all-reduce (float, sum) over all visible GPUs in this process\n"
     "  suggest [--rules FILE] [--root DIR] [--gpu MODEL]... [--json]\n"
@@ -51,15 +42,11 @@ int devices_or_exit(void)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-        fprintf(stderr, "nccl-probe: %s: no usable GPU: %s (%s from cudaGetDeviceCount)\n", cmd,
-                cudaGetErrorString(e), cudaGetErrorName(e));
-        exit(EXIT_NO_GPU);
-    }
-    if (n <= 0) {
-        fprintf(stderr, "nccl-probe: %s: no usable GPU: cudaGetDeviceCount found no device\n", cmd);
-        exit(EXIT_NO_GPU);
-    }
+    if (e != cudaSuccess)
+        die(EXIT_NO_GPU, "%s: no usable GPU: %s (%s from cudaGetDeviceCount)", cmd,
+            cudaGetErrorString(e), cudaGetErrorName(e));
+    if (n <= 0)
+        die(EXIT_NO_GPU, "%s: no usable GPU: cudaGetDeviceCount found no device", cmd);
     return n;
 }
 
@@ -82,7 +69,7 @@ void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
-        die(EXIT_RUNTIME, "out of memory");
+        die(EXIT_RUNTIME, "%s: out of memory", cmd);
     return p;
 }
 
@@ -100,7 +87,7 @@ char *slurp(const char *path)
         if (len + 1 == cap) {
             char *t = realloc(s, cap *= 2);
             if (!t)
-                die(EXIT_RUNTIME, "out of memory");
+                die(EXIT_RUNTIME, "%s: out of memory", cmd);
             s = t;
         }
     }
@@ -115,18 +102,20 @@ char *slurp(const char *path)
     return s;
 }
 
-void json_str(const char *s)
+/* b's text on stdout, after what printf put there; b is freed. */
+void print_buf(struct buf *b)
 {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
+    fwrite(b->data, 1, b->len, stdout);
+    buf_free(b);
+}
+
+/* s as a JSON string on stdout, escaped as nccl-init's JSON is
+ * (lib/text.c json_string). */
+void print_json_string(const char *s)
+{
+    struct buf b = { 0 };
+    json_string(&b, s);
+    print_buf(&b);
 }
 
 /* 8, 4096, 4K, 64M, 1G (powers of 1024). */

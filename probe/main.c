@@ -16,6 +16,10 @@
 
 int main(int argc, char **argv)
 {
+    /* nccl-init's log, under the probe's name; no --log-level: warnings
+     * (a rules line it does not understand) and errors. */
+    log_set_name("nccl-probe");
+    log_level = LOG_WARN;
     if (argc < 2)
         usage_error("a command is needed: topo, params, allreduce or suggest");
     cmd = argv[1];

@@ -42,11 +42,11 @@ static void kv_put(struct kvs *s, const char *key, size_t kl, const char *value,
 {
     char *k = strndup(key, kl);
     if (!k)
-        die(EXIT_RUNTIME, "out of memory");
+        die(EXIT_RUNTIME, "%s: out of memory", cmd);
     struct kv *old = kv_find(s, k);
     char *v = strndup(value, vl);
     if (!v)
-        die(EXIT_RUNTIME, "out of memory");
+        die(EXIT_RUNTIME, "%s: out of memory", cmd);
     if (old) { /* the last one counts */
         xfree(k);
         xfree(old->value);
@@ -57,7 +57,7 @@ static void kv_put(struct kvs *s, const char *key, size_t kl, const char *value,
         s->cap = s->cap ? 2 * s->cap : 16;
         s->v = realloc(s->v, s->cap * sizeof *s->v);
         if (!s->v)
-            die(EXIT_RUNTIME, "out of memory");
+            die(EXIT_RUNTIME, "%s: out of memory", cmd);
     }
     s->v[s->n++] = (struct kv){ k, v };
 }
@@ -174,83 +174,80 @@ static void remove_own_log(void)
         unlink(own_log);
 }
 
-int cmd_params(int argc, char **argv)
+/* The profile's values into *want, sorted: --profile's file, else the
+ * record. Returns 0, or the errno of a record that cannot be read (there
+ * is none to compare then); a --profile that cannot be read is a usage
+ * error, GPU or not. */
+static int want_profile(const char *profile, const char *path, struct kvs *want)
 {
-    const char *profile = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
-            profile = argv[++i];
-        else
-            usage_error("params: unknown argument '%s'", argv[i]);
+    if (!read_profile(path, want)) {
+        int e = errno;
+        if (profile)
+            usage_error("params: --profile %s: %s", profile, strerror(e));
+        return e;
     }
-    /* A --profile that cannot be read is a usage error, GPU or not. */
-    const char *profile_path = profile ? profile : DEFAULT_PROFILE_ENV;
-    struct kvs want = { 0 };
-    bool have_profile = read_profile(profile_path, &want);
-    int profile_errno = errno;
-    if (!have_profile && profile)
-        usage_error("params: --profile %s: %s", profile, strerror(profile_errno));
+    if (want->n)
+        qsort(want->v, want->n, sizeof *want->v, cmp_kv);
+    return 0;
+}
 
-    /* Before the first NCCL call: NCCL reads these once. */
-    const char *kept_level = getenv("NCCL_DEBUG"), *kept_subsys = getenv("NCCL_DEBUG_SUBSYS");
+/* NCCL's log of its parameters: NCCL_DEBUG=INFO with the ENV subsystem
+ * (unless they are set already), into NCCL_DEBUG_FILE or else a file of
+ * our own, removed at exit. Before the first NCCL call: NCCL reads these
+ * once. logpath: the file's name as NCCL expands it. */
+static void nccl_logs_params(char *logpath, size_t size)
+{
     setenv("NCCL_DEBUG", "INFO", 0);
     setenv("NCCL_DEBUG_SUBSYS", "ENV", 0);
-    int ndev = devices_or_exit();
     if (!getenv("NCCL_DEBUG_FILE")) {
         const char *tmp = getenv("TMPDIR");
         snprintf(own_log, sizeof own_log, "%s/nccl-probe-params.XXXXXX", tmp && *tmp ? tmp : "/tmp");
         int fd = mkstemp(own_log);
         if (fd < 0)
-            die(EXIT_RUNTIME, "%s: %s", own_log, strerror(errno));
+            die(EXIT_RUNTIME, "%s: %s: %s", cmd, own_log, strerror(errno));
         close(fd);
         atexit(remove_own_log);
         setenv("NCCL_DEBUG_FILE", own_log, 1);
     }
-    char logpath[PATH_MAX];
-    expand_debug_file(getenv("NCCL_DEBUG_FILE"), logpath, sizeof logpath);
+    expand_debug_file(getenv("NCCL_DEBUG_FILE"), logpath, size);
+}
 
+/* One communicator per visible GPU, made and destroyed: NCCL logs its
+ * parameters while it makes them. */
+static void init_comms(int ndev)
+{
     ncclComm_t *comms = xcalloc((size_t)ndev, sizeof *comms);
     NCCL(ncclCommInitAll(comms, ndev, NULL));
     for (int i = 0; i < ndev; i++)
         NCCL(ncclCommDestroy(comms[i]));
-    char ver[32];
-    nccl_version(ver, sizeof ver, NULL);
+    free(comms);
+}
 
-    /* No file: NCCL logged nothing (a kept NCCL_DEBUG=WARN, say). */
+/* What NCCL's log says it was set by the environment, sorted. false: NCCL
+ * wrote no log (a kept NCCL_DEBUG=WARN, say). */
+static bool read_nccl_log(const char *logpath, struct kvs *got)
+{
     char *log = slurp(logpath);
-    int log_errno = errno;
-    if (!log && log_errno != ENOENT)
-        die(EXIT_RUNTIME, "NCCL's log %s: %s", logpath, strerror(log_errno));
-    bool logged = log != NULL;
-    struct kvs got = { 0 };
-    if (logged)
-        parse_log(log, &got);
+    if (!log && errno != ENOENT)
+        die(EXIT_RUNTIME, "%s: NCCL's log %s: %s", cmd, logpath, strerror(errno));
+    if (!log)
+        return false;
+    parse_log(log, got);
     xfree(log);
-    if (got.n)
-        qsort(got.v, got.n, sizeof *got.v, cmp_kv);
-    if (want.n)
-        qsort(want.v, want.n, sizeof *want.v, cmp_kv);
+    if (got->n)
+        qsort(got->v, got->n, sizeof *got->v, cmp_kv);
+    return true;
+}
 
-    printf("nccl:       %s, %d rank%s (ncclCommInitAll)\n", ver, ndev, ndev == 1 ? "" : "s");
-    if (kept_level && strcmp(kept_level, "INFO") != 0 && strcmp(kept_level, "TRACE") != 0)
-        printf("note:       NCCL_DEBUG=%s was already set and kept: NCCL may log nothing\n", kept_level);
-    if (kept_subsys)
-        printf("note:       NCCL_DEBUG_SUBSYS=%s was already set and kept\n", kept_subsys);
-    if (!logged)
-        printf("note:       NCCL wrote no log to %s\n", logpath);
-    printf("set by environment, as NCCL logs it: %zu\n", got.n);
-    for (size_t i = 0; i < got.n; i++)
-        printf("  %s=%s\n", got.v[i].key, got.v[i].value);
-
-    if (!have_profile) {
-        printf("profile:    none to compare (%s: %s)\n", profile_path, strerror(profile_errno));
-        return 0;
-    }
+/* Each variable of the profile against what NCCL logged. Returns how
+ * many did not reach NCCL as set. */
+static unsigned compare(const char *path, const struct kvs *want, struct kvs *got)
+{
     unsigned checked = 0, bad = 0;
-    printf("profile:    %s: %zu NCCL variable%s\n", profile_path, want.n, want.n == 1 ? "" : "s");
-    for (size_t i = 0; i < want.n; i++) {
-        const struct kv *w = &want.v[i];
-        const struct kv *g = kv_find(&got, w->key);
+    printf("profile:    %s: %zu NCCL variable%s\n", path, want->n, want->n == 1 ? "" : "s");
+    for (size_t i = 0; i < want->n; i++) {
+        const struct kv *w = &want->v[i];
+        const struct kv *g = kv_find(got, w->key);
         if (g && same_value(g->value, w->value)) {
             printf("  ok        %s=%s\n", w->key, w->value);
             checked++;
@@ -268,5 +265,44 @@ int cmd_params(int argc, char **argv)
         printf("result:     %u of %u checked variables did not reach NCCL as set\n", bad, checked);
     else
         printf("result:     all %u checked variables reached NCCL\n", checked);
-    return bad ? EXIT_CHECK : 0;
+    return bad;
+}
+
+int cmd_params(int argc, char **argv)
+{
+    const char *profile = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+            profile = argv[++i];
+        else
+            usage_error("params: unknown argument '%s'", argv[i]);
+    }
+    const char *path = profile ? profile : RECORD_ENV;
+    struct kvs want = { 0 }, got = { 0 };
+    int profile_err = want_profile(profile, path, &want);
+
+    const char *kept_level = getenv("NCCL_DEBUG"), *kept_subsys = getenv("NCCL_DEBUG_SUBSYS");
+    char logpath[PATH_MAX];
+    int ndev = devices_or_exit();
+    nccl_logs_params(logpath, sizeof logpath);
+    init_comms(ndev);
+    char ver[32];
+    nccl_version(ver, sizeof ver, NULL);
+    bool logged = read_nccl_log(logpath, &got);
+
+    printf("nccl:       %s, %d rank%s (ncclCommInitAll)\n", ver, ndev, ndev == 1 ? "" : "s");
+    if (kept_level && strcmp(kept_level, "INFO") != 0 && strcmp(kept_level, "TRACE") != 0)
+        printf("note:       NCCL_DEBUG=%s was already set and kept: NCCL may log nothing\n", kept_level);
+    if (kept_subsys)
+        printf("note:       NCCL_DEBUG_SUBSYS=%s was already set and kept\n", kept_subsys);
+    if (!logged)
+        printf("note:       NCCL wrote no log to %s\n", logpath);
+    printf("set by environment, as NCCL logs it: %zu\n", got.n);
+    for (size_t i = 0; i < got.n; i++)
+        printf("  %s=%s\n", got.v[i].key, got.v[i].value);
+    if (profile_err) {
+        printf("profile:    none to compare (%s: %s)\n", path, strerror(profile_err));
+        return 0;
+    }
+    return compare(path, &want, &got) ? EXIT_CHECK : 0;
 }

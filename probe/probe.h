@@ -1,6 +1,7 @@
 /* nccl-probe's shared pieces: exit codes, error handling, small helpers,
  * and the auto.rules choice that topo and suggest share (nccl-init's own
- * engine, init/detect.c). */
+ * engine and printing, init/hw/). The log, its die() and EXIT_USAGE are
+ * nccl-init's too (init/lib/log.h), under the probe's name. */
 #ifndef NCCL_PROBE_H
 #define NCCL_PROBE_H
 
@@ -8,7 +9,10 @@
 #include <nccl.h>
 
 #include "hw/detect.h"
+#include "lib/buf.h"
+#include "lib/log.h"
 #include "lib/mem.h"
+#include "lib/paths.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,14 +27,13 @@
 #include <unistd.h>
 
 
+/* EXIT_USAGE (2) is log.h's. */
 #define EXIT_CHECK 1
-#define EXIT_USAGE 2
 #define EXIT_NO_GPU 3
 #define EXIT_RUNTIME 4
 
-#define DEFAULT_RULES "/etc/nccl-init/profiles/auto.rules"
-#define DEFAULT_PROFILE_ENV "/run/nccl-init/profile.env"
-
+/* The installed rules, as nccl-init detect reads them without --profile-dir. */
+#define DEFAULT_RULES PROFILE_DIR_DEFAULT "/auto.rules"
 
 extern const char *cmd;
 extern const char usage_text[];
@@ -39,7 +42,8 @@ extern const char usage_text[];
     do {                                                                                        \
         cudaError_t e_ = (call);                                                                \
         if (e_ != cudaSuccess)                                                                  \
-            die(EXIT_RUNTIME, "%s: %s (%s)", #call, cudaGetErrorString(e_), cudaGetErrorName(e_)); \
+            die(EXIT_RUNTIME, "%s: %s: %s (%s)", cmd, #call, cudaGetErrorString(e_),            \
+                cudaGetErrorName(e_));                                                          \
     } while (0)
 
 #define NCCL(call)                                                                              \
@@ -47,7 +51,7 @@ extern const char usage_text[];
         ncclResult_t r_ = (call);                                                               \
         if (r_ != ncclSuccess) {                                                                \
             const char *last_ = ncclGetLastError(NULL);                                         \
-            die(EXIT_RUNTIME, "%s: %s%s%s", #call, ncclGetErrorString(r_),                      \
+            die(EXIT_RUNTIME, "%s: %s: %s%s%s", cmd, #call, ncclGetErrorString(r_),             \
                 last_ && *last_ ? ": " : "", last_ ? last_ : "");                               \
         }                                                                                       \
     } while (0)
@@ -63,9 +67,9 @@ int cmd_params(int argc, char **argv);
 int cmd_suggest(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int devices_or_exit(void);
-void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 void json_choice(const struct hardware *h, const struct choice *c);
-void json_str(const char *s);
+void print_buf(struct buf *b);
+void print_json_string(const char *s);
 void nccl_version(char *out, size_t size, int *code);
 bool parse_bytes(const char *s, size_t *out);
 bool parse_count(const char *s, int *out);

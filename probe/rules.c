@@ -1,6 +1,7 @@
 /* nccl-probe: which auto.rules file applies, what the rules see, and the
- * suggest command. The rules themselves are nccl-init detect's engine
- * (init/detect.c, linked in), so that the probe cannot pick otherwise. */
+ * suggest command. The rules themselves are nccl-init detect's engine, and
+ * the choice is printed by detect's own function (init/hw/, linked in), so
+ * that the probe can neither pick nor say otherwise. */
 #include "probe.h"
 #include "lib/buf.h"
 #include "lib/mem.h"
@@ -85,25 +86,23 @@ void choose(struct choice *c, const struct hardware *h, const char *given, const
     xfree(text);
 }
 
-/* "profile:    NAME (REASON; FILE:LINE)", the line nccl-init detect prints. */
+/* "profile:    NAME (REASON; FILE:LINE)": detect's own line. */
 void print_choice(const struct choice *c)
 {
-    if (c->line)
-        printf("profile:    %s (%s; %s:%u)\n", c->profile, c->reason, c->rules, c->line);
-    else
-        printf("profile:    none (%s; %s)\n", c->reason ? c->reason : "no rule matched", c->rules);
+    struct buf b = { 0 };
+    detect_print_choice(&b, c, false);
+    print_buf(&b);
 }
 
+/* The end of topo's and suggest's JSON: what the rules saw besides the
+ * GPUs, and detect's members for the choice. */
 void json_choice(const struct hardware *h, const struct choice *c)
 {
-    printf("  \"nvswitches\": %u,\n  \"numa_nodes\": %u,\n  \"profile\": ", h->nvswitches,
-           h->numa_nodes);
-    json_str(c->line ? c->profile : "none");
-    printf(",\n  \"reason\": ");
-    json_str(c->reason ? c->reason : "no rule matched");
-    printf(",\n  \"rules\": ");
-    json_str(c->rules);
-    printf(",\n  \"rule_line\": %u\n}\n", c->line);
+    printf("  \"nvswitches\": %u,\n  \"numa_nodes\": %u,\n", h->nvswitches, h->numa_nodes);
+    struct buf b = { 0 };
+    detect_print_choice(&b, c, true);
+    buf_str(&b, "}\n");
+    print_buf(&b);
 }
 
 /* --rules, --root, --json; false: not one of them. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # build-probe.sh [OUTPUT]: builds nccl-probe (default build/nccl-probe) from
-# probe/*.c and nccl-init's auto.rules engine (init/detect.c, with the
-# helpers it uses: mem.c, buf.c, text.c, fileio.c, sort.c) with gcc, against the CUDA runtime and libnccl.
+# probe/*.c and nccl-init's auto.rules engine and its printing
+# (init/hw/detect.c, detect_print.c), its log (init/lib/log.c) and the
+# helpers they use (mem.c, buf.c, text.c, fileio.c, sort.c) with gcc,
+# against the CUDA runtime and libnccl.
 #
 # CUDA runtime: $CUDA_HOME (default /usr/local/cuda): include/cuda_runtime_api.h,
 #   lib64/ or lib/ or targets/<arch>-linux/lib/ with libcudart.so; else a pip
@@ -16,10 +18,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # detect's engine is linked, not copied: topo and suggest pick what
-# nccl-init detect picks because they run its code. probe/log.c stands in
-# for init/log.c (the probe's name on the lines, the probe's die).
-init_srcs=(init/hw/detect.c init/lib/mem.c init/lib/buf.c init/lib/text.c init/lib/fileio.c init/lib/sort.c)
-init_hdrs=(init/hw/detect.h init/lib/mem.h init/lib/buf.h init/lib/text.h init/lib/fileio.h init/lib/sort.h init/lib/log.h)
+# nccl-init detect picks, and print it in its words, because they run its
+# code. The log is nccl-init's too; the probe sets its own name on it.
+init_srcs=(init/hw/detect.c init/hw/detect_print.c init/lib/log.c init/lib/mem.c init/lib/buf.c
+    init/lib/text.c init/lib/fileio.c init/lib/sort.c)
+init_hdrs=(init/hw/detect.h init/lib/mem.h init/lib/buf.h init/lib/text.h init/lib/fileio.h
+    init/lib/sort.h init/lib/log.h init/lib/paths.h)
 srcs=(probe/*.c "${init_srcs[@]}")
 out=${1:-build/nccl-probe}
 cuda=${CUDA_HOME:-/usr/local/cuda}

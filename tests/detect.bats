@@ -115,6 +115,31 @@ print("ok")' "$output"
     assert_line --regexp "^profile:    nvlink-hgx \(fallback; .*auto.rules:3\)$"
 }
 
+@test "no auto.rules: the hardware, and profile none saying why, in text and JSON" {
+    run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP/none"
+    assert_success
+    assert_line "gpus:       2, from driver"
+    assert_line "profile:    none (no rules file: No such file or directory; $TMP/none/auto.rules)"
+    run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP/none" --json
+    assert_success
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["gpus"] == 2 and d["profile"] == "none" and d["rule_line"] == 0, d
+assert d["reason"] == "no rules file: No such file or directory", d
+assert d["rules"] == sys.argv[2], d
+print("ok")' "$output" "$TMP/none/auto.rules"
+    assert_output ok
+}
+
+@test "auto.rules where no rule holds: profile none, naming the file" {
+    printf 'gpus=9 -> pcie-8gpu: nine\n' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
+    assert_success
+    assert_line "profile:    none (no rule of $TMP/auto.rules matched)"
+    [ -z "$stderr" ]
+}
+
 # IOMMU: the 8x RTX PRO 6000 node again, with an IOMMU group per GPU
 # (sys/bus/pci/devices/BUS/iommu_group -> ../../../../kernel/iommu_groups/N,
 # N/type as the kernel writes it): rtx-pro-6000-8x-iommu-pt (identity),

@@ -64,7 +64,7 @@ no_gpu() {
     assert_equal "$status" 3
     assert_equal "$output" ""
     assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
-    [[ "$stderr" == "nccl-probe: $1: no usable GPU: "* ]]
+    [[ "$stderr" == "nccl-probe: error: $1: no usable GPU: "* ]]
     if [[ "$want" == "no error, 0 devices" ]]; then
         [[ "$stderr" == *"cudaGetDeviceCount found no device"* ]]
     else
@@ -196,6 +196,19 @@ fixture_gpus() {
             [ -n "$a" ] && [ "$a" = "$b" ] || { echo "'$c' on $f: detect $a, probe $b"; return 1; }
         done
     done
+}
+
+# Both print the choice with one function (init/hw/detect_print.c): the
+# line is the same also when no rule holds.
+@test "suggest and detect print the same line when no rule holds" {
+    unset NVIDIA_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
+    mkdir "$TMP/rules"
+    printf 'gpus=9 -> pcie-8gpu: nine\n' >"$TMP/rules/auto.rules"
+    want=$("$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP/rules" | grep '^profile:')
+    assert_equal "$want" "profile:    none (no rule of $TMP/rules/auto.rules matched)"
+    run --separate-stderr "$PROBE" suggest --root "$FIX/l40s-2x" --rules "$TMP/rules/auto.rules" --gpu L40S --gpu L40S
+    assert_success
+    assert_line "$want"
 }
 
 @test "suggest --json" {

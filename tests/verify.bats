@@ -236,6 +236,22 @@ print("ok")' "$output"
     [[ "$stderr" == *"verify: no resolved set in /run/nccl-init/profile.env"* ]]
 }
 
+@test "a record with no pair, or one that cannot be read: a usage error naming it, nothing on stdout" {
+    mkdir -p /run/nccl-init
+    printf '# nothing\n' >/run/nccl-init/profile.env
+    run --separate-stderr "$NI" verify
+    assert_failure 2
+    assert_output ""
+    [[ "$stderr" == "nccl-init: error: verify: no resolved set in /run/nccl-init/profile.env (is nccl-init running here?)" ]]
+    rm /run/nccl-init/profile.env
+    mkdir /run/nccl-init/profile.env
+    run --separate-stderr "$NI" verify --json
+    assert_failure 2
+    assert_output ""
+    echo "stderr: $stderr"
+    [[ "$stderr" == "nccl-init: error: verify: cannot read the resolved set, /run/nccl-init/profile.env: "* ]]
+}
+
 # --- The site hook's record: a descriptor, not a note (issue 11) ---
 #
 # The hook keeps /run/nccl-init/profile.env open for the life of the

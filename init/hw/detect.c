@@ -168,13 +168,11 @@ static unsigned acs_of(const char *r, const char *bus)
     return m;
 }
 
-void detect_hardware(struct hardware *h, const char *root)
+/* The driver's list, /proc/driver/nvidia/gpus/BUS/information: exactly
+ * the GPUs of this container, with the driver's model names. */
+static void driver_gpus(struct hardware *h, size_t *cap, const char *r)
 {
-    memset(h, 0, sizeof *h);
-    const char *r = root ? root : "";
-    size_t cap = 0;
     struct buf dir = { 0 };
-    /* The driver's list holds exactly the GPUs of this container. */
     buf_printf(&dir, "%s/proc/driver/nvidia/gpus", r);
     DIR *d = opendir(dir.data);
     struct dirent *e;
@@ -182,11 +180,11 @@ void detect_hardware(struct hardware *h, const char *root)
         if (e->d_name[0] == '.')
             continue;
         char *text;
+        size_t len;
         struct buf p = { 0 };
         buf_printf(&p, "%s/%s/information", dir.data, e->d_name);
-        size_t len;
         if (read_file(p.data, 1 << 16, &text, &len) == 0) {
-            struct gpu *g = add_gpu(h, &cap, e->d_name);
+            struct gpu *g = add_gpu(h, cap, e->d_name);
             field(text, "Model:", g->model, sizeof g->model);
             xfree(text);
         }
@@ -196,47 +194,77 @@ void detect_hardware(struct hardware *h, const char *root)
     if (d)
         closedir(d);
     buf_free(&dir);
-    /* sysfs: every NVIDIA function; GPUs too when the driver's list is not
-     * there (no driver in the container, or a fake tree). */
+}
+
+static struct gpu *find_gpu(struct hardware *h, const char *bus)
+{
+    for (size_t i = 0; i < h->found; i++)
+        if (strcasecmp(h->gpus[i].bus, bus) == 0)
+            return &h->gpus[i];
+    return NULL;
+}
+
+/* A display-class NVIDIA function in sysfs: its NUMA node for a GPU of
+ * the driver's list; added as "10de:DEVICE" when there is no such list
+ * (no driver in the container, or a fake tree); ignored when the list is
+ * there and lacks it: another container's GPU. */
+static void pci_gpu(struct hardware *h, size_t *cap, const char *r, const char *bus)
+{
+    struct gpu *g = find_gpu(h, bus);
+    if (!g && h->source && strcmp(h->source, "driver") == 0)
+        return;
+    if (!g) {
+        g = add_gpu(h, cap, bus);
+        struct buf m = BUF_FIXED(g->model);
+        buf_printf(&m, "10de:%04lx", hex_file(r, bus, "device"));
+        h->source = "sysfs";
+    }
+    g->numa = (int)hex_file(r, bus, "numa_node");
+}
+
+/* Every NVIDIA function in /sys/bus/pci/devices: NVSwitches (class
+ * 0x0680, bridge) are counted, GPUs (class 0x03, display) go to pci_gpu. */
+static void pci_devices(struct hardware *h, size_t *cap, const char *r)
+{
+    struct buf dir = { 0 };
     buf_printf(&dir, "%s/sys/bus/pci/devices", r);
-    d = opendir(dir.data);
+    DIR *d = opendir(dir.data);
+    struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.' || hex_file(r, e->d_name, "vendor") != 0x10de)
             continue;
         unsigned long cls = hex_file(r, e->d_name, "class");
-        if ((cls >> 8) == 0x0680) {
+        if ((cls >> 8) == 0x0680)
             h->nvswitches++;
-        } else if ((cls >> 16) == 0x03) {
-            struct gpu *g = NULL;
-            for (size_t i = 0; i < h->found; i++)
-                if (strcasecmp(h->gpus[i].bus, e->d_name) == 0)
-                    g = &h->gpus[i];
-            if (!g && h->source && strcmp(h->source, "driver") == 0)
-                continue; /* another container's GPU */
-            if (!g) {
-                g = add_gpu(h, &cap, e->d_name);
-                struct buf m = BUF_FIXED(g->model);
-                buf_printf(&m, "10de:%04lx", hex_file(r, e->d_name, "device"));
-                h->source = "sysfs";
-            }
-            g->numa = (int)hex_file(r, e->d_name, "numa_node");
-        }
+        else if ((cls >> 16) == 0x03)
+            pci_gpu(h, cap, r, e->d_name);
     }
     if (d)
         closedir(d);
     buf_free(&dir);
+}
+
+/* The nodeN entries of /sys/devices/system/node. */
+static unsigned numa_nodes(const char *r)
+{
+    unsigned n = 0;
+    struct buf dir = { 0 };
     buf_printf(&dir, "%s/sys/devices/system/node", r);
-    d = opendir(dir.data);
+    DIR *d = opendir(dir.data);
+    struct dirent *e;
     while (d && (e = readdir(d)))
         if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9')
-            h->numa_nodes++;
+            n++;
     if (d)
         closedir(d);
     buf_free(&dir);
-    sort(h->gpus, h->found, sizeof *h->gpus, cmp_gpu);
-    h->ngpus = visible(getenv("NVIDIA_VISIBLE_DEVICES"), h->found);
-    h->ngpus = visible(getenv("CUDA_VISIBLE_DEVICES"), h->ngpus);
-    /* Every GPU found: the variables count GPUs, they do not say which. */
+    return n;
+}
+
+/* The IOMMU and ACS summaries over every GPU found: the visibility
+ * variables count GPUs, they do not say which. */
+static void iommu_and_acs(struct hardware *h, const char *r)
+{
     for (size_t i = 0; i < h->found; i++) {
         unsigned m = iommu_of(&h->gpus[i], r);
         if (m > h->iommu)
@@ -246,36 +274,56 @@ void detect_hardware(struct hardware *h, const char *root)
         if (m > h->acs)
             h->acs = m;
     }
+}
+
+void detect_hardware(struct hardware *h, const char *root)
+{
+    memset(h, 0, sizeof *h);
+    const char *r = root ? root : "";
+    size_t cap = 0;
+    driver_gpus(h, &cap, r);
+    pci_devices(h, &cap, r);
+    h->numa_nodes = numa_nodes(r);
+    sort(h->gpus, h->found, sizeof *h->gpus, cmp_gpu);
+    h->ngpus = visible(getenv("NVIDIA_VISIBLE_DEVICES"), h->found);
+    h->ngpus = visible(getenv("CUDA_VISIBLE_DEVICES"), h->ngpus);
+    iommu_and_acs(h, r);
     if (!h->source)
         h->source = "none";
 }
 
-static unsigned long value_of(const struct hardware *h, const char *name, size_t n)
+/* The count a condition names (gpus, nvswitches, numa) into *v; false
+ * for any other name. */
+static bool count_of(const struct hardware *h, const char *name, size_t n, unsigned long *v)
 {
     if (n == 4 && strncmp(name, "gpus", 4) == 0)
-        return h->ngpus;
-    if (n == 10 && strncmp(name, "nvswitches", 10) == 0)
-        return h->nvswitches;
-    if (n == 4 && strncmp(name, "numa", 4) == 0)
-        return h->numa_nodes;
-    return (unsigned long)-1;
+        *v = h->ngpus;
+    else if (n == 10 && strncmp(name, "nvswitches", 10) == 0)
+        *v = h->nvswitches;
+    else if (n == 4 && strncmp(name, "numa", 4) == 0)
+        *v = h->numa_nodes;
+    else
+        return false;
+    return true;
 }
 
 /* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, iommu=dma, or
- * *. Returns 1 (holds), 0 (does not), -1 (not understood). */
+ * *. Returns 1 (holds), 0 (does not), or -EINVAL (not understood). */
 static int condition(const struct hardware *h, const char *c, size_t n)
 {
     if (n == 1 && c[0] == '*')
         return 1;
     size_t k = strcspn(c, "=<>~");
     if (k >= n)
-        return -1;
+        return -EINVAL;
     char op[3] = { c[k], 0, 0 };
     size_t v = k + 1;
     if (c[k + 1] == '=' && (c[k] == '<' || c[k] == '>'))
         op[1] = c[v++];
     char *arg = xstrndup(c + v, n - v);
-    int r = -1;
+    int r = -EINVAL;
+    unsigned long have;
+    long long want;
     if (op[0] == '=' && k == 5 && strncmp(c, "iommu", 5) == 0) {
         for (unsigned i = 0; i < 3; i++) /* any other value: not understood */
             if (strcmp(arg, iommu_modes[i]) == 0)
@@ -288,18 +336,14 @@ static int condition(const struct hardware *h, const char *c, size_t n)
             for (const char *m = h->gpus[i].model; *m && !r; m++)
                 r = strncasecmp(m, arg, al) == 0;
         }
-    } else {
-        unsigned long have = value_of(h, c, k);
-        long long want;
-        if (have != (unsigned long)-1 && parse_c_integer(arg, &want) && *arg) {
-            unsigned long long w = (unsigned long long)want;
-            r = strcmp(op, "=") == 0    ? have == w
-                : strcmp(op, ">=") == 0 ? have >= w
-                : strcmp(op, "<=") == 0 ? have <= w
-                : strcmp(op, ">") == 0  ? have > w
-                : strcmp(op, "<") == 0  ? have < w
-                                        : -1;
-        }
+    } else if (count_of(h, c, k, &have) && parse_c_integer(arg, &want) && *arg) {
+        unsigned long long w = (unsigned long long)want;
+        r = strcmp(op, "=") == 0    ? have == w
+            : strcmp(op, ">=") == 0 ? have >= w
+            : strcmp(op, "<=") == 0 ? have <= w
+            : strcmp(op, ">") == 0  ? have > w
+            : strcmp(op, "<") == 0  ? have < w
+                                    : -EINVAL;
     }
     xfree(arg);
     return r;
@@ -363,8 +407,11 @@ void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir
     char *text;
     int r = detect_read_rules(c->rules, &text);
     if (r < 0) {
-        /* Not an error: an install without profiles runs with none. */
-        c->reason = xstrdup(strerror(-r));
+        /* Not an error: an install without profiles runs with none. The
+         * words are nccl-probe's for the same case. */
+        struct buf why = { 0 };
+        buf_printf(&why, "no rules file: %s", strerror(-r));
+        c->reason = why.data;
         return;
     }
     detect_hardware(h, root);

@@ -51,7 +51,8 @@ void detect_hardware(struct hardware *h, const char *root);
 
 struct choice {
     char *profile; /* NULL when no rule matched */
-    char *reason;
+    char *reason;  /* the rule's; without a profile, why no rule could be
+                    * applied (the rules file unread), or NULL */
     unsigned line;
     char *rules; /* the rules file */
 };
@@ -73,6 +74,14 @@ void detect_apply(struct choice *c, const struct hardware *h, char *text);
 void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
                    const char *root);
 
+/* detect's report of h and c, text or JSON. */
 void detect_print(struct buf *b, const struct hardware *h, const struct choice *c, bool json);
+
+/* The choice alone, as both detect and nccl-probe (topo, suggest) print it,
+ * so that the two cannot word it differently. Text: the line
+ * "profile:    NAME (REASON; FILE:LINE)", or "profile:    none (...)"
+ * saying why none. JSON: the members "profile", "reason", "rules" and
+ * "rule_line", one a line, the last of an object (the caller closes it). */
+void detect_print_choice(struct buf *b, const struct choice *c, bool json);
 
 #endif

@@ -4,6 +4,25 @@
 
 #include <string.h>
 
+void detect_print_choice(struct buf *b, const struct choice *c, bool json)
+{
+    if (json) {
+        buf_str(b, "  \"profile\": ");
+        json_string(b, c->profile ? c->profile : "none");
+        buf_str(b, ",\n  \"reason\": ");
+        json_string(b, c->reason ? c->reason : "no rule matched");
+        buf_str(b, ",\n  \"rules\": ");
+        json_string(b, c->rules);
+        buf_printf(b, ",\n  \"rule_line\": %u\n", c->line);
+    } else if (c->profile) {
+        buf_printf(b, "profile:    %s (%s; %s:%u)\n", c->profile, c->reason, c->rules, c->line);
+    } else if (c->reason) {
+        buf_printf(b, "profile:    none (%s; %s)\n", c->reason, c->rules);
+    } else {
+        buf_printf(b, "profile:    none (no rule of %s matched)\n", c->rules);
+    }
+}
+
 void detect_print(struct buf *b, const struct hardware *h, const struct choice *c, bool json)
 {
     if (json) {
@@ -19,15 +38,11 @@ void detect_print(struct buf *b, const struct hardware *h, const struct choice *
         }
         buf_printf(b,
                    "],\n  \"nvswitches\": %u,\n  \"numa_nodes\": %u,\n  \"iommu\": \"%s\",\n"
-                   "  \"acs\": \"%s\",\n  \"acs_gpus\": %u,\n  \"profile\": ",
+                   "  \"acs\": \"%s\",\n  \"acs_gpus\": %u,\n",
                    h->nvswitches, h->numa_nodes, iommu_modes[h->iommu], acs_modes[h->acs],
                    h->acs_gpus);
-        json_string(b, c->profile ? c->profile : "none");
-        buf_str(b, ",\n  \"reason\": ");
-        json_string(b, c->reason ? c->reason : "no rule matched");
-        buf_str(b, ",\n  \"rules\": ");
-        json_string(b, c->rules);
-        buf_printf(b, ",\n  \"rule_line\": %u\n}\n", c->line);
+        detect_print_choice(b, c, true);
+        buf_str(b, "}\n");
         return;
     }
     buf_printf(b, "gpus:       %zu", h->ngpus);
@@ -48,8 +63,5 @@ void detect_print(struct buf *b, const struct hardware *h, const struct choice *
     else if (h->acs == ACS_UNREADABLE)
         buf_str(b, " (needs root)");
     buf_str(b, "\n");
-    if (c->profile)
-        buf_printf(b, "profile:    %s (%s; %s:%u)\n", c->profile, c->reason, c->rules, c->line);
-    else
-        buf_printf(b, "profile:    none (no rule of %s matched)\n", c->rules);
+    detect_print_choice(b, c, false);
 }

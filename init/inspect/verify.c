@@ -1,12 +1,11 @@
 #include "inspect/verify.h"
 
-#include "lib/log.h"
 #include "nccl/nccl_lib.h"
 #include "lib/proc_scan.h"
 #include "lib/procfs.h"
-#include "lib/paths.h"
 #include "lib/fileio.h"
 #include "lib/mem.h"
+#include "lib/paths.h"
 #include "lib/sort.h"
 #include "lib/text.h"
 
@@ -55,14 +54,17 @@ static void parse_pairs(struct set *s, char *text, bool nccl_only)
     }
 }
 
-static void read_pairs(struct set *s, const char *path, bool nccl_only)
+/* 0, or read_file's -errno. */
+static int read_pairs(struct set *s, const char *path, bool nccl_only)
 {
     char *text;
     size_t len;
-    if (read_file(path, RECORD_MAX, &text, &len) < 0)
-        return;
+    int e = read_file(path, RECORD_MAX, &text, &len);
+    if (e < 0)
+        return e;
     parse_pairs(s, text, nccl_only);
     xfree(text);
+    return 0;
 }
 
 static const char *lookup(const struct set *s, const char *key)
@@ -86,8 +88,7 @@ struct record {
 struct records {
     struct record *v;
     size_t n, cap;
-    uid_t owner;        /* of the current record: an older one must match */
-    const char *suffix; /* "/run/nccl-init/profile.env" */
+    uid_t owner; /* of the current record: an older one must match */
 };
 
 /* A process as the walk of /proc found it. */
@@ -130,12 +131,14 @@ static bool gone(pid_t pid)
     return !proc_stat_read(pid, &st) || exited(st.state);
 }
 
-static bool read_proc(pid_t pid, struct proc *p)
+/* 0, or -ESRCH when the process is gone. A map that cannot be read is
+ * not a failure here: p->maps_err keeps why, for select_procs to judge. */
+static int read_proc(pid_t pid, struct proc *p)
 {
     size_t len;
     struct proc_stat st;
     if (!proc_stat_read(pid, &st))
-        return false;
+        return -ESRCH;
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->ppid = st.ppid;
@@ -167,7 +170,7 @@ static bool read_proc(pid_t pid, struct proc *p)
     } else {
         p->maps_err = -e;
     }
-    return true;
+    return 0;
 }
 
 static const char *env_of(const char *env, size_t len, const char *key)
@@ -185,68 +188,75 @@ static bool ends_with(const char *s, size_t n, const char *tail)
     return n >= t && memcmp(s + n - t, tail, t) == 0;
 }
 
+/* The record behind one of a process's descriptors (link:
+ * /proc/PID/fd/N), or NULL when it is not a record of nccl-init's: another
+ * file, closed meanwhile, or not the current record's owner's. An older
+ * record, replaced since, is read through the descriptor (to know the
+ * values the hook applied then) and added to rs. */
+static const struct record *record_of_fd(struct records *rs, const char *link)
+{
+    char target[4096];
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0 || !(ends_with(target, (size_t)n, RECORD_ENV) ||
+                    ends_with(target, (size_t)n, RECORD_ENV " (deleted)")))
+        return NULL;
+    struct stat st;
+    if (stat(link, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != rs->owner)
+        return NULL;
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->v[i].dev == st.st_dev && rs->v[i].ino == st.st_ino)
+            return &rs->v[i];
+    struct record r = { st.st_dev, st.st_ino, { 0 }, NULL };
+    char *text;
+    size_t len;
+    if (read_file(link, RECORD_MAX, &text, &len) < 0)
+        return NULL;
+    parse_pairs(&r.pairs, text, false);
+    xfree(text);
+    r.digest = lookup(&r.pairs, "NCCL_INIT_DIGEST");
+    if (!r.digest)
+        return NULL; /* not a record nccl-init wrote */
+    grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v);
+    rs->v[rs->n] = r;
+    return &rs->v[rs->n++];
+}
+
 /* Which record the site hook holds open in this process: the hook opens
  * the record read-only at start-up and keeps the descriptor for the life
  * of the process (forked children inherit it with the environment; exec
  * closes it). Only the process itself can put a descriptor in its table,
- * so no other user can forge one or take it away. Returns the record's
- * index, -1 when the process holds none, or -errno when its descriptors
- * cannot be read. */
-static int held_record(pid_t pid, struct records *rs)
+ * so no other user can forge one or take it away. *held: the record's
+ * index in rs, or -1 when the process holds none. Returns 0, or -errno
+ * when its descriptors cannot be read. */
+static int held_record(pid_t pid, struct records *rs, int *held)
 {
     char dir[32];
     struct buf d = BUF_FIXED(dir);
     buf_printf(&d, "/proc/%d/fd", (int)pid);
+    *held = -1;
     DIR *fds = opendir(dir);
     if (!fds)
         return -errno;
-    int found = -1;
-    struct dirent *e;
-    struct buf deleted = { 0 };
-    buf_printf(&deleted, "%s (deleted)", rs->suffix);
+    const struct record *rec = NULL;
     int err = 0;
-    for (;;) {
+    while (!rec) {
         errno = 0;
-        if (found >= 0 || !(e = readdir(fds))) {
-            err = found < 0 ? errno : 0; /* 0: the end of the table */
+        struct dirent *e = readdir(fds);
+        if (!e) {
+            err = errno; /* 0: the end of the table */
             break;
         }
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char link[64], target[4096];
+        char link[64];
         struct buf l = BUF_FIXED(link);
         buf_printf(&l, "%s/%s", dir, e->d_name);
-        ssize_t n = readlink(link, target, sizeof target - 1);
-        if (n <= 0 || !(ends_with(target, (size_t)n, rs->suffix) ||
-                        ends_with(target, (size_t)n, deleted.data)))
-            continue; /* closed meanwhile, or another file */
-        struct stat st;
-        if (stat(link, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != rs->owner)
-            continue;
-        for (size_t i = 0; found < 0 && i < rs->n; i++)
-            if (rs->v[i].dev == st.st_dev && rs->v[i].ino == st.st_ino)
-                found = (int)i;
-        if (found >= 0)
-            break;
-        /* An older record, replaced since: read it through the process's
-         * descriptor, to know the values the hook applied then. */
-        struct record r = { st.st_dev, st.st_ino, { 0 }, NULL };
-        char *text;
-        size_t len;
-        if (read_file(link, RECORD_MAX, &text, &len) < 0)
-            continue;
-        parse_pairs(&r.pairs, text, false);
-        xfree(text);
-        r.digest = lookup(&r.pairs, "NCCL_INIT_DIGEST");
-        if (!r.digest)
-            continue; /* not a record nccl-init wrote */
-        grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v);
-        rs->v[rs->n] = r;
-        found = (int)rs->n++;
+        rec = record_of_fd(rs, link);
     }
     closedir(fds);
-    buf_free(&deleted);
-    return found >= 0 ? found : err ? -err : -1;
+    if (rec)
+        *held = (int)(rec - rs->v);
+    return -err;
 }
 
 /* Why a process could not be verified: a short reason for the table and
@@ -256,7 +266,9 @@ struct unverified {
     struct buf detail;
 };
 
-static void cannot_read(struct unverified *u, pid_t pid, const char *what, const char *file, int e)
+/* Fills *u with why pid's FILE (what it is: "environment") could not be
+ * read, e its errno; returns -e, for the caller to pass on. */
+static int cannot_read(struct unverified *u, pid_t pid, const char *what, const char *file, int e)
 {
     bool environ = strcmp(file, "environ") == 0;
     u->reason = e == EACCES || e == EPERM ? "permission denied"
@@ -267,6 +279,7 @@ static void cannot_read(struct unverified *u, pid_t pid, const char *what, const
                : environ      ? "larger than 32 MiB"
                : *file == 'm' ? "larger than 64 MiB"
                               : "larger than 1 MiB");
+    return -e;
 }
 
 /* The digits at s, as a number; *end after them. */
@@ -278,66 +291,105 @@ static long long decimal(char *s, char **end)
     return v;
 }
 
+/* The process's real uid, from /proc/PID/status; -1 when unknown. */
+static long long real_uid(pid_t pid)
+{
+    char *text, *end;
+    size_t len;
+    if (proc_file(pid, "status", 1 << 16, &text, &len) < 0)
+        return -1;
+    const char *l = find_bytes(text, len, "\nUid:\t", 6);
+    long long uid = l ? decimal((char *)l + 6, &end) : -1;
+    xfree(text);
+    return uid;
+}
+
+/* "DIR/.nccl.conf" into name, DIR the home of uid in the password
+ * database: the process's root's /etc/passwd, else ours. Nothing when
+ * neither has the uid. */
+static void home_conf(pid_t pid, long long uid, struct buf *name)
+{
+    struct buf path = { 0 };
+    buf_printf(&path, "/proc/%d/root/etc/passwd", (int)pid);
+    char *text, *end;
+    size_t len;
+    if (read_file(path.data, RECORD_MAX, &text, &len) < 0 &&
+        read_file("/etc/passwd", RECORD_MAX, &text, &len) < 0)
+        text = NULL;
+    buf_free(&path);
+    /* name:pw:UID:gid:gecos:DIR:shell, the first line with the uid */
+    for (char *l = text; l && *l && !name->len; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+        char *c[6];
+        int k = 0;
+        for (char *q = l; *q && *q != '\n' && k < 6; q++)
+            if (*q == ':')
+                c[k++] = q + 1;
+        if (k == 6 && decimal(c[1], &end) == uid && end > c[1] && end + 1 == c[2])
+            buf_printf(name, "%.*s/.nccl.conf", (int)(c[5] - c[4] - 1), c[4]);
+    }
+    xfree(text);
+}
+
 /* The conf file NCCL reads before /etc/nccl.conf in this process
  * (src/misc/param.cc initEnvFunc): $NCCL_CONF_FILE when set and not empty,
- * else ~/.nccl.conf with the home of its real uid in the password database
- * (its root's /etc/passwd, else ours), not $HOME. *name: the path as NCCL
- * sees it (cut at 1023 bytes, as NCCL's snprintf does), empty when there
- * is none. Read through /proc/PID/root, or /proc/PID/cwd when relative.
- * Missing, a directory or not a regular file (/dev/null): nothing, as for
- * NCCL. There but unreadable: *u says why. */
-static void user_conf(pid_t pid, const char *env, size_t len, struct set *s, struct buf *name,
-                      struct unverified *u)
+ * else ~/.nccl.conf with the home of its real uid in the password database,
+ * not $HOME. *name: the path as NCCL sees it (cut at NCCL_CONF_MAX bytes,
+ * as NCCL's snprintf does), empty when there is none. Read through
+ * /proc/PID/root, or /proc/PID/cwd when relative. Missing, a directory or
+ * not a regular file (/dev/null): nothing, as for NCCL. Returns 0, or
+ * -errno when it is there but unreadable, *u saying why. */
+static int user_conf(pid_t pid, const char *env, size_t len, struct set *s, struct buf *name,
+                     struct unverified *u)
 {
     const char *f = env_of(env, len, "NCCL_CONF_FILE");
-    char *text = NULL, *l;
-    size_t tl;
-    struct buf path = { 0 };
     if (f && *f) {
         buf_str(name, f);
-    } else if (proc_file(pid, "status", 1 << 16, &text, &tl) == 0) {
-        l = (char *)find_bytes(text, tl, "\nUid:\t", 6);
-        char *end;
-        long long uid = l ? decimal(l + 6, &end) : -1;
-        xfree(text);
-        buf_printf(&path, "/proc/%d/root/etc/passwd", (int)pid);
-        if (uid >= 0 && (read_file(path.data, RECORD_MAX, &text, &tl) == 0 ||
-                         read_file("/etc/passwd", RECORD_MAX, &text, &tl) == 0))
-            /* name:pw:UID:gid:gecos:DIR:shell, the first line with the uid */
-            for (l = text; l && *l && !name->len; l = strchr(l, '\n'), l = l ? l + 1 : l) {
-                char *c[6];
-                int k = 0;
-                for (char *q = l; *q && *q != '\n' && k < 6; q++)
-                    if (*q == ':')
-                        c[k++] = q + 1;
-                if (k == 6 && decimal(c[1], &end) == uid && end > c[1] && end + 1 == c[2])
-                    buf_printf(name, "%.*s/.nccl.conf", (int)(c[5] - c[4] - 1), c[4]);
-            }
+    } else {
+        long long uid = real_uid(pid);
+        if (uid >= 0)
+            home_conf(pid, uid, name);
     }
     if (!name->len)
-        return;
-    if (name->len > 1023)
-        name->data[name->len = 1023] = '\0';
-    path.len = 0;
+        return 0;
+    if (name->len > NCCL_CONF_MAX)
+        name->data[name->len = NCCL_CONF_MAX] = '\0';
+    struct buf path = { 0 };
     buf_printf(&path, "/proc/%d/%s%s", (int)pid, name->data[0] == '/' ? "root" : "cwd/",
                name->data);
+    char *text;
+    size_t tl;
     int e = read_file(path.data, RECORD_MAX, &text, &tl);
-    if (e == 0)
+    if (e == 0) {
         parse_pairs(s, text, true);
-    else if (e != -ENOENT && e != -ENOTDIR && e != -EISDIR && e != -EINVAL)
+        xfree(text);
+    } else if (e == -ENOENT || e == -ENOTDIR || e == -EISDIR || e == -EINVAL) {
+        e = 0;
+    } else {
         cannot_read(u, pid, "NCCL conf file", strchr(path.data + 6, '/') + 1, -e);
+    }
+    buf_free(&path);
+    return e;
 }
 
 /* The resolved set, from the record nccl-init wrote: the first of recs,
- * and r's digest, profile and keys. */
-static void read_resolved(const char *root, struct set *want, struct records *recs,
-                          struct verify_report *r)
+ * and r's digest, profile and keys. 0, or -errno (-ENODATA: the record
+ * holds no pair) with *why saying so. */
+static int read_resolved(const char *root, struct set *want, struct records *recs,
+                         struct verify_report *r, struct buf *why)
 {
     struct buf path = { 0 };
     buf_printf(&path, "%s" RECORD_ENV, root);
-    read_pairs(want, path.data, false);
-    if (!want->n)
-        die(EXIT_USAGE, "verify: no resolved set in %s (is nccl-init running here?)", path.data);
+    int e = read_pairs(want, path.data, false);
+    if (e == 0 && !want->n)
+        e = -ENODATA;
+    if (e == -ENOENT || e == -ENODATA)
+        buf_printf(why, "no resolved set in %s (is nccl-init running here?)", path.data);
+    else if (e < 0)
+        buf_printf(why, "cannot read the resolved set, %s: %s", path.data, strerror(-e));
+    if (e < 0) {
+        buf_free(&path);
+        return e;
+    }
     r->digest = lookup(want, "NCCL_INIT_DIGEST");
     r->profile = lookup(want, "NCCL_INIT_PROFILE");
     struct stat st;
@@ -351,17 +403,18 @@ static void read_resolved(const char *root, struct set *want, struct records *re
     for (size_t k = 0; k < want->n; k++)
         if (strncmp(want->v[k].key, "NCCL_INIT_", 10) != 0)
             r->keys[r->nkeys++] = (struct verify_key){ want->v[k].key, want->v[k].value };
+    return 0;
 }
 
 /* nccl-init's child, from its state file; 0 when unknown. */
 static pid_t read_child(const char *root)
 {
     struct buf path = { 0 };
-    buf_printf(&path, "%s/run/nccl-init/state.json", root);
+    buf_printf(&path, "%s" RECORD_STATE, root);
     char *state;
     size_t len;
     pid_t child = 0;
-    if (read_file(path.data, 1 << 20, &state, &len) == 0) {
+    if (read_file(path.data, RECORD_MAX, &state, &len) == 0) {
         const char *c = find_bytes(state, len, "\"child_pid\": ", 13);
         long long v;
         if (c && parse_c_integer(c + 13, &v))
@@ -372,25 +425,28 @@ static pid_t read_child(const char *root)
     return child;
 }
 
-/* Every process but ours, by pid: the parent links make the tree. */
-static struct proc *read_procs(size_t *n)
+/* Every process but ours into *procs, by pid: the parent links make the
+ * tree. One that exits during the walk is left out. 0, or the -errno of
+ * opening /proc. */
+static int read_procs(struct proc **procs, size_t *n)
 {
-    static char dents[4096] __attribute__((aligned(8), section(".lbss"))); /* one scan per run */
+    char dents[4096] __attribute__((aligned(8)));
     struct proc_scan scan;
-    struct proc *procs = NULL;
     size_t cap = 0;
+    *procs = NULL;
     *n = 0;
     /* /proc is the caller's, whichever namespace it is */
-    if (proc_scan_open(&scan, dents, sizeof dents, false) == 0) {
-        for (pid_t pid; (pid = proc_scan_next(&scan));) {
-            grow((void **)&procs, &cap, *n + 1, sizeof *procs);
-            if (read_proc(pid, &procs[*n]))
-                ++*n;
-        }
-        proc_scan_close(&scan);
+    int e = proc_scan_open(&scan, dents, sizeof dents, false);
+    if (e < 0)
+        return e;
+    for (pid_t pid; (pid = proc_scan_next(&scan));) {
+        grow((void **)procs, &cap, *n + 1, sizeof **procs);
+        if (read_proc(pid, &(*procs)[*n]) == 0)
+            ++*n;
     }
-    sort(procs, *n, sizeof *procs, cmp_pid);
-    return procs;
+    proc_scan_close(&scan);
+    sort(*procs, *n, sizeof **procs, cmp_pid);
+    return 0;
 }
 
 static struct proc *find_proc(struct proc *procs, size_t n, pid_t pid)
@@ -536,23 +592,27 @@ struct evidence {
     struct buf uname; /* that file's name */
 };
 
-/* Reads p's evidence, or in *u what could not be read. false: p has
- * exited meanwhile, and there is nothing to check. */
-static bool gather(const struct proc *p, const struct verify_report *r, struct records *recs,
-                   struct evidence *ev, struct unverified *u)
+/* gather's result for a process that has exited since the walk of /proc:
+ * not a failure, there is simply nothing left to check. */
+#define EXITED 1
+
+/* Reads p's evidence. Returns 0; EXITED; or -errno when what decides its
+ * values cannot be read, *u saying what. */
+static int gather(const struct proc *p, const struct verify_report *r, struct records *recs,
+                  struct evidence *ev, struct unverified *u)
 {
     if (p->unknown) {
-        cannot_read(u, p->pid, "memory map, to tell whether it loaded NCCL", "maps", p->maps_err);
-        return !gone(p->pid);
+        if (gone(p->pid))
+            return EXITED;
+        return cannot_read(u, p->pid, "memory map, to tell whether it loaded NCCL", "maps",
+                           p->maps_err);
     }
     int err = proc_file(p->pid, "environ", ENVIRON_MAX, &ev->env, &ev->len);
     /* An exiting process reads as an empty environment. */
     if (((err == 0 && ev->len == 0) || err == -ENOENT || err == -ESRCH) && gone(p->pid))
-        return false;
-    if (err < 0) {
-        cannot_read(u, p->pid, "environment", "environ", -err);
-        return true;
-    }
+        return EXITED;
+    if (err < 0)
+        return cannot_read(u, p->pid, "environment", "environ", -err);
     /* The site hook sets exactly the keys absent from the exec-time
      * environment: look for its record only when one is absent. The
      * user's conf file matters for a key that the record lacks too. */
@@ -563,20 +623,17 @@ static bool gather(const struct proc *p, const struct verify_report *r, struct r
             continue;
         if (!looked) {
             looked = true;
-            ev->held = held_record(p->pid, recs);
-            if (ev->held < -1) {
-                if (gone(p->pid))
-                    return false;
-                cannot_read(u, p->pid, "open descriptors", "fd", -ev->held);
-                return true;
-            }
+            err = held_record(p->pid, recs, &ev->held);
+            if (err < 0)
+                return gone(p->pid) ? EXITED
+                                    : cannot_read(u, p->pid, "open descriptors", "fd", -err);
         }
         if (ev->held >= 0 && lookup(&recs->v[ev->held].pairs, key))
             continue;
-        user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
-        return !(u->reason && gone(p->pid));
+        err = user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
+        return err < 0 && gone(p->pid) ? EXITED : err;
     }
-    return true;
+    return 0;
 }
 
 /* How key reaches the process: the first of its environment, the site
@@ -612,11 +669,12 @@ static void check(const struct proc *p, bool named_pids, struct records *recs,
 {
     struct evidence ev = { .held = -1 };
     struct unverified u = { NULL, { 0 } };
-    if (!gather(p, r, recs, &ev, &u)) {
+    int e = gather(p, r, recs, &ev, &u);
+    if (e == EXITED) {
         if (named_pids)
             add_row(r, ROW_EXITED, p->pid);
         buf_free(&u.detail);
-    } else if (u.reason) {
+    } else if (e < 0) {
         struct verify_row *w = add_proc_row(r, ROW_UNVERIFIED, p);
         w->reason = u.reason;
         w->detail = u.detail.data;
@@ -637,20 +695,29 @@ static void check(const struct proc *p, bool named_pids, struct records *recs,
     xfree(ev.env);
 }
 
-void verify_collect(struct verify_report *r, const struct verify_options *o)
+int verify_collect(struct verify_report *r, const struct verify_options *o, struct buf *why)
 {
     const char *root = o->root ? o->root : "";
     struct set want = { 0 }, conf = { 0 };
-    struct records recs = { .suffix = RECORD_ENV };
-    read_resolved(root, &want, &recs, r);
+    struct records recs = { 0 };
+    int e = read_resolved(root, &want, &recs, r, why);
+    if (e < 0)
+        return e;
     pid_t child = read_child(root);
     struct buf path = { 0 };
-    buf_printf(&path, "%s/etc/nccl.conf", root);
-    read_pairs(&conf, path.data, true);
+    buf_printf(&path, "%s" ETC_NCCL_CONF, root);
+    /* Missing or unreadable: no values from it, as NCCL, which skips a
+     * conf file it cannot open. */
+    (void)read_pairs(&conf, path.data, true);
     buf_free(&path);
 
     size_t n;
-    struct proc *procs = read_procs(&n);
+    struct proc *procs;
+    e = read_procs(&procs, &n);
+    if (e < 0) {
+        buf_printf(why, "cannot read /proc: %s", strerror(-e));
+        return e;
+    }
     for (size_t k = 0; k < o->npids; k++)
         if (!find_proc(procs, n, o->pids[k]))
             add_row(r, ROW_NO_SUCH, o->pids[k]);
@@ -658,17 +725,18 @@ void verify_collect(struct verify_report *r, const struct verify_options *o)
     for (size_t i = 0; i < n; i++)
         if (procs[i].wanted)
             check(&procs[i], o->npids > 0, &recs, &conf, r);
+    return 0;
 }
 
-int verify(const struct verify_options *o)
+int verify(const struct verify_options *o, struct buf *out, struct buf *why)
 {
     struct verify_report r = { 0 };
-    verify_collect(&r, o);
-    struct buf out = { 0 };
+    int e = verify_collect(&r, o, why);
+    if (e < 0)
+        return e;
     if (o->json)
-        verify_print_json(&out, &r);
+        verify_print_json(out, &r);
     else
-        verify_print_text(&out, &r);
-    write_all(STDOUT_FILENO, out.data, out.len);
+        verify_print_text(out, &r);
     return r.good == r.checked ? 0 : 1;
 }

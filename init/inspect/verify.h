@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 struct verify_options {
-    const char *root; /* for /run/nccl-init and /etc/nccl.conf; /proc is the caller's */
+    const char *root; /* for RECORD_DIR and ETC_NCCL_CONF; /proc is the caller's */
     bool json, all;
     const pid_t *pids;
     size_t npids;
@@ -81,15 +81,19 @@ struct verify_report {
     size_t nlibs, libcap;
 };
 
-/* Collects the rows; dies (EXIT_USAGE) without a resolved set. */
-void verify_collect(struct verify_report *r, const struct verify_options *o);
+/* Collects the rows. 0, or -errno when what verify needs cannot be read:
+ * the resolved set (RECORD_ENV under o->root; -ENOENT, or -ENODATA when
+ * it holds none) or /proc. *why then says which and why, for the
+ * caller's message. */
+int verify_collect(struct verify_report *r, const struct verify_options *o, struct buf *why);
 
 /* The table, the notes under it and a summary line. */
 void verify_print_text(struct buf *b, const struct verify_report *r);
 void verify_print_json(struct buf *b, const struct verify_report *r);
 
-/* Prints the table (or JSON) and returns 0 when every process checked has
- * every value, 1 otherwise. */
-int verify(const struct verify_options *o);
+/* Collects the rows and prints the table (or JSON) into out. Returns 0
+ * when every process checked has every value, 1 otherwise, or
+ * verify_collect's -errno with *why. */
+int verify(const struct verify_options *o, struct buf *out, struct buf *why);
 
 #endif

@@ -1,6 +1,7 @@
 /* verify's report: a table with notes and a summary, or JSON. */
 #include "inspect/verify.h"
 #include "nccl/nccl_table.h"
+#include "lib/paths.h"
 #include "lib/text.h"
 
 #include <errno.h>
@@ -107,7 +108,7 @@ static void conflict_note(struct buf *b, const struct verify_key *key, const str
     } else if (v->from == FROM_USER_CONF) {
         buf_str(b, " (from ");
         text_escaped(b, w->conf_file);
-        buf_str(b, ", read before /etc/nccl.conf)");
+        buf_str(b, ", read before " ETC_NCCL_CONF ")");
     }
     buf_str(b, ", the profile says ");
     text_escaped(b, key->value);

@@ -30,11 +30,20 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
     write_all(STDERR_FILENO, line, b.len);
 }
 
+static const char *log_name = "nccl-init";
+
+void log_set_name(const char *name)
+{
+    log_name = name;
+}
+
 static void vlog(int level, const char *fmt, va_list ap)
 {
-    emit(level == LOG_ERROR ? "nccl-init: error: " : level == LOG_WARN ? "nccl-init: warning: "
-                                                                         : "nccl-init: ",
-         fmt, ap);
+    char prefix[64];
+    struct buf p = BUF_FIXED(prefix);
+    buf_printf(&p, "%s: %s", log_name,
+               level == LOG_ERROR ? "error: " : level == LOG_WARN ? "warning: " : "");
+    emit(prefix, fmt, ap);
 }
 
 void log_msg(int level, const char *fmt, ...)

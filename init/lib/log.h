@@ -6,8 +6,13 @@ enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
 extern int log_level;
 
-/* Prints "nccl-init: [warning: |error: ]MESSAGE\n" when level is enabled. */
+/* Prints "NAME: [warning: |error: ]MESSAGE\n" when level is enabled;
+ * NAME is "nccl-init" unless log_set_name said otherwise. */
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The program name of the lines: nccl-probe links this log too, and its
+ * lines must carry its own name. name must outlive the program. */
+void log_set_name(const char *name);
 
 /* The single exit path for fatal errors: logs at error level, exits with code. */
 _Noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
