@@ -3,7 +3,6 @@
 #include "lib/buf.h"
 #include "lib/fileio.h"
 #include "lib/mem.h"
-#include "lib/text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -54,7 +53,7 @@ static bool same_content(int dfd, const char *name, const char *data, size_t len
             same = n == 0 && at == len;
             break;
         }
-        if ((size_t)n > len - at || !same_bytes(chunk, data + at, (size_t)n)) {
+        if ((size_t)n > len - at || memcmp(chunk, data + at, (size_t)n) != 0) {
             same = false;
             break;
         }
@@ -167,7 +166,7 @@ int atomic_write(struct target *t, const char *data, size_t len)
     /* O_EXCL makes the name safe; pid and a counter make it unique enough
      * that a leftover from a crash is simply stepped over. 0600 until
      * take_over() gives it the target's owner and mode. */
-    static START_DATA unsigned counter;
+    static unsigned counter;
     for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
         b.len = 0;
         buf_printf(&b, ".%.*s.nccl-init-%d-%u", 200, t->name, (int)getpid(), counter++);

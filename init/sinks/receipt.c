@@ -131,7 +131,7 @@ bool receipt_check(struct receipt *rc, const char *path)
     if (ok) {
         memcpy(&mlen, text + sizeof MAGIC - 1, sizeof mlen);
         ok = mlen == rc->material.len && len - head >= mlen + sizeof elen &&
-             same_bytes(text + head, rc->material.data, mlen);
+             (mlen == 0 || memcmp(text + head, rc->material.data, mlen) == 0);
     }
     size_t at = head + (ok ? mlen : 0), end = 0;
     if (ok) {
@@ -177,7 +177,7 @@ bool receipt_state_holds(const struct receipt *rc, pid_t child, const char *path
     memcpy(&klen, t + at, sizeof klen);
     at += sizeof klen;
     if (klen != rc->state.len || len - at < klen + sizeof pid ||
-        !same_bytes(t + at, rc->state.data, klen))
+        (klen && memcmp(t + at, rc->state.data, klen) != 0))
         return false;
     at += klen;
     memcpy(&pid, t + at, sizeof pid);

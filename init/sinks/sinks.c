@@ -176,7 +176,7 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     }
     if (k == 2) {
         e = unlink_target(t, 0);
-    } else if (!k || (out.len == oldlen && same_bytes(out.data, old, oldlen))) {
+    } else if (!k || (out.len == oldlen && (oldlen == 0 || memcmp(out.data, old, oldlen) == 0))) {
         e = 1; /* no block to take out, or the block as it is */
     } else {
         e = atomic_write(t, out.data ? out.data : "", out.len);
@@ -648,7 +648,7 @@ static bool file_holds(const char *path, const struct buf *b, struct stat *st)
     bool same = true;
     do {
         n = read(fd, chunk, sizeof chunk);
-        same = n >= 0 && (size_t)n <= b->len - at && same_bytes(chunk, b->data + at, (size_t)n);
+        same = n >= 0 && (size_t)n <= b->len - at && (n == 0 || memcmp(chunk, b->data + at, (size_t)n) == 0);
         at += same ? (size_t)n : 0;
     } while (same && n == (ssize_t)sizeof chunk);
     close(fd);
