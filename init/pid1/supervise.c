@@ -272,6 +272,36 @@ static int exit_code(const struct state *st, const struct stop_policy *p)
     return p->kill_exit_code >= 0 ? p->kill_exit_code : code;
 }
 
+/* The loop: signals and exits until the tree is empty, its one way out. */
+static void watch(struct state *st, int sfd, const struct stop_policy *p)
+{
+    bool more = false;
+    int poll_err = 0, read_err = 0;
+    for (;;) {
+        struct pollfd pfd = { sfd, POLLIN, 0 };
+        if (poll(&pfd, 1, poll_timeout(st, more)) < 0 && errno != EINTR)
+            survive("poll", errno, &poll_err);
+        struct signalfd_siginfo si[SIGNAL_BATCH];
+        ssize_t n = read(sfd, si, sizeof si);
+        if (n < 0 && errno != EAGAIN && errno != EINTR)
+            survive("reading signals", errno, &read_err);
+        for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++)
+            on_signal(st, p, &si[i]);
+        /* A full batch may have left more behind: come straight back. */
+        more = n == (ssize_t)sizeof si;
+        enum reaped r = reap(st);
+        if (st->child == 0 && r == TREE_EMPTY)
+            break;
+        more = more || r == MORE_ZOMBIES;
+        /* The main child is gone: now, and only now, the rest. */
+        if (st->child == 0 && !st->rest_told && st->phase != KILLING) {
+            start_grace(st, p);
+            stop_rest(st, p);
+        }
+        on_clock(st);
+    }
+}
+
 int supervise(const struct child_spec *c, const struct stop_policy *p)
 {
     /* Not PID 1: adopt orphaned descendants, so that they are reaped and
@@ -308,31 +338,7 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
         log_debug("chdir /: %s", strerror(errno));
 
     struct state st = { .self = self, .child = pid, .phase = RUNNING };
-    bool more = false;
-    int poll_err = 0, read_err = 0;
-    for (;;) {
-        struct pollfd pfd = { sfd, POLLIN, 0 };
-        if (poll(&pfd, 1, poll_timeout(&st, more)) < 0 && errno != EINTR)
-            survive("poll", errno, &poll_err);
-        struct signalfd_siginfo si[SIGNAL_BATCH];
-        ssize_t n = read(sfd, si, sizeof si);
-        if (n < 0 && errno != EAGAIN && errno != EINTR)
-            survive("reading signals", errno, &read_err);
-        for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++)
-            on_signal(&st, p, &si[i]);
-        /* A full batch may have left more behind: come straight back. */
-        more = n == (ssize_t)sizeof si;
-        enum reaped r = reap(&st);
-        if (st.child == 0 && r == TREE_EMPTY)
-            break;
-        more = more || r == MORE_ZOMBIES;
-        /* The main child is gone: now, and only now, the rest. */
-        if (st.child == 0 && !st.rest_told && st.phase != KILLING) {
-            start_grace(&st, p);
-            stop_rest(&st, p);
-        }
-        on_clock(&st);
-    }
+    watch(&st, sfd, p);
     close(sfd);
     return exit_code(&st, p);
 }
