@@ -5,6 +5,7 @@
 #include "sinks/sinks.h"
 #include "lib/fileio.h"
 #include "lib/mem.h"
+#include "lib/paths.h"
 #include "lib/text.h"
 
 #include <stdlib.h>
@@ -15,9 +16,7 @@
 #define NCCL_INIT_VERSION "0.1.0"
 #endif
 
-#define DEFAULT_PROFILE_DIR "/etc/nccl-init/profiles"
-
-static const char verbs[][8] = {
+static const char *const verbs[] = {
     [VERB_CHECK] = "check", [VERB_RENDER] = "render", [VERB_VERIFY] = "verify",
     [VERB_DETECT] = "detect", [VERB_REMOVE] = "remove", [VERB_HELP] = "help",
     [VERB_VERSION] = "version",
@@ -38,11 +37,9 @@ enum {
 #define ANY 0xff
 
 /* Which verbs take each option: an option given to another verb is a usage
- * error rather than silently ignored. The names are arrays, not pointers:
- * a static-pie binary carries a 24-byte relocation for every pointer in a
- * table. */
+ * error rather than silently ignored. */
 static const struct optdef {
-    char name[15];
+    const char *name;
     char shortname;
     unsigned char id, takes_value;
     unsigned char verbs; /* 1 << enum verb (8 verbs: the bits of a byte) */
@@ -205,31 +202,33 @@ static const struct optdef *find_short(char c)
     return NULL;
 }
 
-void cli_parse(int argc, char **argv, struct options *o)
+/* The verb, when it is exactly the first argument: anything else,
+ * including a command called "check" after an option or after "--", is
+ * run. Returns the index of the first argument after it. */
+static int parse_verb(int argc, char **argv, struct options *o)
 {
-    memset(o, 0, sizeof *o);
-    o->sinks = SINK_ALL;
-    stop_policy_init(&o->stop);
-    int i = 1;
-    /* A verb only when it is exactly the first argument: anything else,
-     * including a command called "check" after an option or after "--",
-     * is run. */
-    if (argc > 1)
-        for (int v = VERB_CHECK; v <= VERB_VERSION; v++)
-            if (strcmp(argv[1], verbs[v]) == 0) {
-                o->verb = v;
-                i = 2;
-            }
+    if (argc < 2)
+        return 1;
+    for (int v = VERB_CHECK; v <= VERB_VERSION; v++)
+        if (strcmp(argv[1], verbs[v]) == 0) {
+            o->verb = v;
+            return 2;
+        }
     /* A first argument within two edits of a verb is a typo, not a
      * command: run mode would write the system files before finding out
      * that "chekc" does not exist. A command of such a name goes after --. */
-    if (argc > 1 && o->verb == VERB_RUN && argv[1][0] != '-')
+    if (argv[1][0] != '-')
         for (int v = VERB_CHECK; v <= VERB_VERSION; v++)
             if (edit_distance(argv[1], verbs[v]) <= 2)
                 die(EXIT_USAGE, "'%s' is not a verb: did you mean '%s'? (a command of that name "
                                 "goes after --: nccl-init -- %s)", argv[1], verbs[v], argv[1]);
-    /* An image's ENTRYPOINT ends in "--", so a pod's args cannot carry
-     * options: the grace can come from the environment too. */
+    return 1;
+}
+
+/* An image's ENTRYPOINT ends in "--", so a pod's args cannot carry
+ * options: the grace and the log level can come from the environment. */
+static void parse_environment(struct options *o)
+{
     const char *grace = getenv("NCCL_INIT_GRACE");
     if (grace && *grace)
         o->stop.grace_ms = parse_seconds(grace);
@@ -240,6 +239,52 @@ void cli_parse(int argc, char **argv, struct options *o)
             die(EXIT_USAGE, "NCCL_INIT_LOG=%s: expected error, warn, info or debug", lvl);
         log_level = l;
     }
+}
+
+/* "--name", "--name=value" or "--name value" at argv[*i]; *i moves past
+ * a value taken from the next argument. */
+static void parse_long(struct options *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *name = a + 2, *eq = strchr(name, '=');
+    const struct optdef *d = find_long(name, eq ? (size_t)(eq - name) : strlen(name));
+    if (!d)
+        die(EXIT_USAGE, "unknown option '%s' (see --help)", a);
+    const char *arg = NULL;
+    if (d->takes_value) {
+        arg = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!arg)
+            die(EXIT_USAGE, "option '--%s' needs a value", d->name);
+    } else if (eq) {
+        die(EXIT_USAGE, "option '--%s' takes no value", d->name);
+    }
+    apply(o, d, arg, a);
+}
+
+/* "-qv", "-pNAME" or "-p NAME" at argv[*i]; *i moves past a value taken
+ * from the next argument. */
+static void parse_short(struct options *o, int argc, char **argv, int *i)
+{
+    for (const char *c = argv[*i] + 1; *c; c++) {
+        const struct optdef *d = find_short(*c);
+        if (!d)
+            die(EXIT_USAGE, "unknown option '-%c' (see --help)", *c);
+        char as[3] = { '-', *c, '\0' };
+        if (!d->takes_value) {
+            apply(o, d, NULL, as);
+            continue;
+        }
+        const char *arg = c[1] ? c + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!arg)
+            die(EXIT_USAGE, "option '-%c' needs a value", *c);
+        apply(o, d, arg, as);
+        return;
+    }
+}
+
+/* The options from argv[i] on, and the operands into o->operands
+ * (NULL-terminated, as execve wants its argv). */
+static void parse_arguments(struct options *o, int argc, char **argv, int i)
+{
     const char **operands = NULL;
     size_t nops = 0;
     for (; i < argc; i++) {
@@ -253,49 +298,24 @@ void cli_parse(int argc, char **argv, struct options *o)
             if (o->verb == VERB_RUN)
                 break;
             push(&operands, &nops, a);
-            continue;
-        }
-        if (a[1] == '-') {
-            const char *name = a + 2, *eq = strchr(name, '=');
-            const struct optdef *d = find_long(name, eq ? (size_t)(eq - name) : strlen(name));
-            if (!d)
-                die(EXIT_USAGE, "unknown option '%s' (see --help)", a);
-            const char *arg = NULL;
-            if (d->takes_value) {
-                arg = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-                if (!arg)
-                    die(EXIT_USAGE, "option '--%s' needs a value", d->name);
-            } else if (eq) {
-                die(EXIT_USAGE, "option '--%s' takes no value", d->name);
-            }
-            apply(o, d, arg, a);
-            continue;
-        }
-        for (const char *c = a + 1; *c; c++) {
-            const struct optdef *d = find_short(*c);
-            if (!d)
-                die(EXIT_USAGE, "unknown option '-%c' (see --help)", *c);
-            char as[3] = { '-', *c, '\0' };
-            if (!d->takes_value) {
-                apply(o, d, NULL, as);
-                continue;
-            }
-            const char *arg = c[1] ? c + 1 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!arg)
-                die(EXIT_USAGE, "option '-%c' needs a value", *c);
-            apply(o, d, arg, as);
-            break;
+        } else if (a[1] == '-') {
+            parse_long(o, argc, argv, &i);
+        } else {
+            parse_short(o, argc, argv, &i);
         }
     }
     for (; i < argc; i++)
         push(&operands, &nops, argv[i]);
-    push(&operands, &nops, NULL); /* execvp wants a NULL-terminated argv */
+    push(&operands, &nops, NULL);
     o->operands = (char **)operands;
     o->noperands = nops - 1;
-    if (o->verb == VERB_HELP || o->verb == VERB_VERSION)
-        return;
-    /* -p applies to run and render only; the environment's list is read
-     * when no -p was given. */
+}
+
+/* What the verb needs once everything is read: its profiles (-p applies
+ * to run and render only; the environment's list is read when no -p was
+ * given) and its operands. */
+static void check_complete(struct options *o)
+{
     const char *from = "-p/--profile";
     if (o->nprofiles == 0 && (o->verb == VERB_RUN || o->verb == VERB_RENDER)) {
         const char *env = getenv("NCCL_INIT_PROFILE");
@@ -312,11 +332,23 @@ void cli_parse(int argc, char **argv, struct options *o)
         die(EXIT_USAGE, "%s: unexpected argument '%s'", verbs[o->verb], o->operands[0]);
 }
 
+void cli_parse(int argc, char **argv, struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->sinks = SINK_ALL;
+    stop_policy_init(&o->stop);
+    int i = parse_verb(argc, argv, o);
+    parse_environment(o);
+    parse_arguments(o, argc, argv, i);
+    if (o->verb != VERB_HELP && o->verb != VERB_VERSION)
+        check_complete(o);
+}
+
 char *cli_profile_dir(const struct options *o)
 {
     if (o->profile_dir)
         return xstrdup(o->profile_dir);
-    return o->root ? path_join(o->root, DEFAULT_PROFILE_DIR) : xstrdup(DEFAULT_PROFILE_DIR);
+    return o->root ? path_join(o->root, PROFILE_DIR_DEFAULT) : xstrdup(PROFILE_DIR_DEFAULT);
 }
 
 void cli_usage(void)
@@ -325,7 +357,7 @@ void cli_usage(void)
         "usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
         "       nccl-init check|render|verify|detect|remove|help|version [OPTIONS]\n"
         "run:    -p NAME|PATH|auto (repeatable; default $NCCL_INIT_PROFILE, else auto)\n"
-        "        --profile-dir DIR (" DEFAULT_PROFILE_DIR ")  --root DIR  --enforce\n"
+        "        --profile-dir DIR (" PROFILE_DIR_DEFAULT ")  --root DIR  --enforce\n"
         "        --sinks etc-environment,python,nccl-conf,record|all|none  --strict\n"
         "        --python PY  --grace SECONDS (8; or NCCL_INIT_GRACE)  -g|--signal-group\n"
         "        --rewrite FROM:TO\n"

@@ -153,8 +153,14 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     struct resolved *r = &st.r;
     /* Everything that can reject the input happens before the fork: a
      * bad profile or option starts nothing. */
-    caps_plan(&st.caps, o->cap_drop, o->ncap_drop, o->cap_add, o->ncap_add);
-    int rc = resolve_or_fail(r, o, "command not started");
+    struct caps_refusal why;
+    int rc = caps_plan(&st.caps, o->cap_drop, o->ncap_drop, o->cap_add, o->ncap_add, &why);
+    if (rc < 0) {
+        struct buf text = { 0 };
+        caps_refusal_text(&text, rc, &why);
+        die(EXIT_USAGE, "%s", text.data);
+    }
+    rc = resolve_or_fail(r, o, "command not started");
     if (rc)
         return rc;
     if ((o->sinks & SINK_NCCL_CONF) && conf_too_long(&r->env)) {
@@ -164,8 +170,10 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     /* Then the command, in the child's PATH: one that cannot be run exits
      * 127 or 126 here, before any sink has changed a file. */
     rc = command_lookup(o->operands[0], envset_get(&r->env, "PATH"), &st.path);
-    if (rc)
-        return rc;
+    if (rc < 0) {
+        log_error("cannot run '%s': %s", o->operands[0], strerror(-rc));
+        return exec_exit_code(-rc);
+    }
     envset_log_summary(&r->env);
 
     /* The sinks carry the same resolved values as the child's environment
@@ -195,7 +203,10 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
         .started = started,
         .ctx = &st,
     };
-    return supervise(&c, &o->stop);
+    rc = supervise(&c, &o->stop);
+    if (rc < 0)
+        die(EXIT_CANNOT_RUN, "cannot start '%s': %s", o->operands[0], strerror(-rc));
+    return rc;
 }
 
 int cmd_verify(const struct options *o)

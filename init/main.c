@@ -6,13 +6,18 @@
 #include "pid1/signals.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
     /* Before anything that can take time: see signals_take_over. */
     struct inherited_signals sig;
     signals_take_over(&sig);
-    relro_seal();
+    int err = relro_seal();
+    if (err < 0) {
+        log_error("cannot make the relocated data read-only: %s", strerror(-err));
+        return 1;
+    }
 
     struct options o;
     cli_parse(argc, argv, &o);

@@ -13,24 +13,18 @@ set -eu
 out=${1:?usage: libcap-musl.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-# No unwind tables: nothing in the init unwinds (no C++, no backtraces), and
-# libcap's .eh_frame was 880 bytes of the binary's budget. The flags are kept
-# next to the library, so a change to them rebuilds it.
-#
-# And no constructor: libcap's _libcap_initialize() probes the bounding set
-# with six prctl() calls before main, on every start, though the init touches
-# libcap only when a capability option is given or the inheritable set is
-# not empty. The section that runs it is taken out of the archive, and
-# init/caps.c calls it (idempotent, public) before its first use of libcap.
-copts="-Os -fPIC -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables"
-stamp="$copts; objcopy -R .init_array"
+# libcap is built as its own Makefile builds it (its -O2, and the -fPIC it
+# adds itself, which a static-pie link needs), constructor included. The
+# recipe's description is kept next to the library, so that a change to it
+# rebuilds it.
+stamp="libcap's own flags, CC=musl-gcc"
 [ -f "$out/lib/libcap.a" ] && [ -f "$out/include/sys/capability.h" ] &&
     [ "$(cat "$out/lib/stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
 apt="$out/apt"
 
 # Debian's libcap2 source, unpacked under $apt/src: fetched once, then
-# reused when only the flags changed.
+# reused when only the recipe changed.
 fetch_source() {
     mkdir -p "$apt/sources.list.d" "$apt/lists/partial" "$apt/archives/partial" "$apt/src"
     : >"$apt/sources.list"
@@ -73,7 +67,7 @@ fi
 
 # Only the static library is needed: no shared objects, no psx, no Go.
 make -C "$src/libcap" -s clean >/dev/null 2>&1 || true
-make -C "$src/libcap" -s CC=musl-gcc BUILD_CC=gcc AR=ar RANLIB=ranlib COPTS="$copts" \
+make -C "$src/libcap" -s CC=musl-gcc BUILD_CC=gcc AR=ar RANLIB=ranlib \
     SHARED=no PAM_CAP=no GOLANG=no USE_GPERF=no libcap.a >"$apt/build.log" 2>&1 ||
     { tail -n 40 "$apt/build.log" >&2; exit 1; }
 
@@ -81,11 +75,5 @@ make -C "$src/libcap" -s CC=musl-gcc BUILD_CC=gcc AR=ar RANLIB=ranlib COPTS="$co
 mkdir -p "$out/lib" "$out/include/sys" "$out/include/linux"
 cp "$src/libcap/include/uapi/linux/capability.h" "$out/include/linux/capability.h"
 cp "$src/libcap/include/sys/capability.h" "$out/include/sys/capability.h"
-objcopy -R .init_array "$src/libcap/libcap.a" "$out/lib/libcap.a.tmp"
-if objdump -h "$out/lib/libcap.a.tmp" | grep -q init_array; then
-    echo "libcap-musl: a constructor is left in libcap.a" >&2
-    exit 1
-fi
-mv "$out/lib/libcap.a.tmp" "$out/lib/libcap.a"
-rm -f "$out/lib/copts"
+cp "$src/libcap/libcap.a" "$out/lib/libcap.a"
 echo "$stamp" >"$out/lib/stamp"

@@ -3,7 +3,6 @@
 #include "lib/buf.h"
 #include "lib/fileio.h"
 #include "lib/mem.h"
-#include "lib/text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -54,7 +53,7 @@ static bool same_content(int dfd, const char *name, const char *data, size_t len
             same = n == 0 && at == len;
             break;
         }
-        if ((size_t)n > len - at || !same_bytes(chunk, data + at, (size_t)n)) {
+        if ((size_t)n > len - at || memcmp(chunk, data + at, (size_t)n) != 0) {
             same = false;
             break;
         }

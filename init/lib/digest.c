@@ -35,8 +35,8 @@ static void compress(struct sha256 *c, const unsigned char *b)
                       ((s[4] & s[5]) ^ (~s[4] & s[6])) + K[i] + w[i];
         uint32_t t2 = (ROR(s[0], 2) ^ ROR(s[0], 13) ^ ROR(s[0], 22)) +
                       ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
-        /* Each word moves down one: by hand, since a memmove of 28 bytes was
-         * a call per round, 128 calls a start. */
+        /* The working variables move down one (h = g, ..., b = a), as
+         * FIPS 180-4 writes the round. */
         s[7] = s[6], s[6] = s[5], s[5] = s[4], s[4] = s[3] + t1;
         s[3] = s[2], s[2] = s[1], s[1] = s[0], s[0] = t1 + t2;
     }

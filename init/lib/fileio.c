@@ -117,8 +117,7 @@ char *path_join(const char *a, const char *b)
             p++;
         size_t n = strcspn(p, "/");
         bool dotdot = n == 2 && p[0] == '.' && p[1] == '.';
-        /* For a "..", the start of the last component written: a back scan
-         * per component cost a path of seven some 600 instructions. */
+        /* For a "..", the start of the last component written. */
         char *prev = w;
         while (dotdot && prev > s + base && prev[-1] != '/')
             prev--;

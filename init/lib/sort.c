@@ -3,25 +3,8 @@
 
 #include "lib/mem.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One item, a word at a time where its size allows (the environment's
- * 16-byte items, pointers), rather than a memcpy() call and musl's rep
- * movs for each of a few words. */
-static void move(char *d, const char *s, size_t size)
-{
-    if (size % 8) {
-        memcpy(d, s, size);
-        return;
-    }
-    for (size_t i = 0; i < size; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        memcpy(d + i, &w, 8);
-    }
-}
 
 static void merge_sort(char *v, char *tmp, size_t n, size_t size,
                        int (*cmp)(const void *, const void *))
@@ -44,9 +27,9 @@ static void merge_sort(char *v, char *tmp, size_t n, size_t size,
     while (i < h && j < n) {
         /* "<= 0" takes the left one on ties: that is what makes it stable */
         if (cmp(tmp + i * size, v + j * size) <= 0)
-            move(v + k++ * size, tmp + i++ * size, size);
+            memcpy(v + k++ * size, tmp + i++ * size, size);
         else
-            move(v + k++ * size, v + j++ * size, size);
+            memcpy(v + k++ * size, v + j++ * size, size);
     }
     memcpy(v + k * size, tmp + i * size, (h - i) * size);
 }
@@ -55,10 +38,8 @@ void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void
 {
     if (n < 2)
         return;
-    /* Scratch space for half the items, from the start-up region (mem.c)
-     * where it is taken and given back at its top: a 2 KiB buffer on the
-     * stack cost a start a page fault of its own. Nothing sorts after the
-     * fork (supervise.c allocates nothing). */
+    /* Scratch space for half the items; nothing sorts after the fork,
+     * where nothing may be allocated (init/README.md). */
     char *tmp = xmalloc(n / 2 * size);
     merge_sort(base, tmp, n, size, cmp);
     xfree(tmp);

@@ -12,7 +12,7 @@
  * copies of one key must stay in their order so that the last one wins
  * (envset.c). The other callers sort unique keys (sorted variables, PCI
  * bus ids, NCCL names, pids), where any sort would do; they use this one
- * too because musl's qsort would add 1.7 KB to a binary held to 128 KiB. */
+ * too, so that there is one sort to read. */
 void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 #endif

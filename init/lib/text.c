@@ -41,22 +41,6 @@ bool parse_c_integer(const char *s, long long *out)
     return true;
 }
 
-bool same_bytes(const void *a, const void *b, size_t n)
-{
-    const unsigned char *x = a, *y = b;
-    for (; n >= 8; x += 8, y += 8, n -= 8) {
-        uint64_t u, v;
-        memcpy(&u, x, 8);
-        memcpy(&v, y, 8);
-        if (u != v)
-            return false;
-    }
-    while (n--)
-        if (*x++ != *y++)
-            return false;
-    return true;
-}
-
 const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn)
 {
     const char *h = hay, *end = h + hn;

@@ -15,12 +15,6 @@ bool parse_c_integer(const char *s, long long *out);
 
 /* First occurrence of needle (length nn) in hay (length hn), or NULL. */
 const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn);
-/* Whether n bytes at a and b are the same, compared eight at a time:
- * musl's memcmp goes a byte at a time (it orders them too), and a restart
- * compares whole files and the receipt's material (some 10 000
- * instructions each for state.json and the material). */
-bool same_bytes(const void *a, const void *b, size_t n);
-
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
 size_t utf8_seq_len(const unsigned char *s, size_t avail);
 bool utf8_valid(const char *s, size_t n);

@@ -1,14 +1,13 @@
 #include "pid1/caps.h"
 
 #include "lib/log.h"
-#include "lib/mem.h"
+#include "lib/buf.h"
 
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define BIT(c) ((uint64_t)1 << (c))
@@ -44,66 +43,54 @@
  *   AmbientCapabilities=, setpriv --ambient-caps) reach every binary the
  *   child runs anyway, and are kept. */
 
-/* libcap's constructor, which the build takes out of libcap.a
- * (scripts/libcap-musl.sh): it learns the kernel's number of capabilities
- * with six prctl() calls, which every start paid, capabilities or not.
- * Called before any other libcap function; it runs once. Debian's libcap,
- * which the unit tests link, still runs it before main as well. */
-void _libcap_initialize(void);
-
-static void libcap_init(void)
-{
-    static bool done;
-    if (!done)
-        _libcap_initialize();
-    done = true;
-}
-
 static unsigned cap_count(void)
 {
-    libcap_init();
     int n = cap_max_bits();
     return n > 0 && n <= 64 ? (unsigned)n : 64;
 }
 
 /* The kernel's capability numbers, in docker's spelling. Our own table
- * rather than cap_from_name(): libcap's text functions pull printf and
- * strtoul into the binary for numeric names that docker does not accept. */
-static const char cap_names[] =
-    "CHOWN\0DAC_OVERRIDE\0DAC_READ_SEARCH\0FOWNER\0FSETID\0KILL\0SETGID\0SETUID\0SETPCAP\0"
-    "LINUX_IMMUTABLE\0NET_BIND_SERVICE\0NET_BROADCAST\0NET_ADMIN\0NET_RAW\0IPC_LOCK\0IPC_OWNER\0"
-    "SYS_MODULE\0SYS_RAWIO\0SYS_CHROOT\0SYS_PTRACE\0SYS_PACCT\0SYS_ADMIN\0SYS_BOOT\0SYS_NICE\0"
-    "SYS_RESOURCE\0SYS_TIME\0SYS_TTY_CONFIG\0MKNOD\0LEASE\0AUDIT_WRITE\0AUDIT_CONTROL\0SETFCAP\0"
-    "MAC_OVERRIDE\0MAC_ADMIN\0SYSLOG\0WAKE_ALARM\0BLOCK_SUSPEND\0AUDIT_READ\0PERFMON\0BPF\0"
-    "CHECKPOINT_RESTORE\0";
+ * rather than libcap's cap_from_name(), which also takes numbers ("12"),
+ * where docker takes names only. */
+static const char *const cap_names[] = {
+    "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID",
+    "SETUID", "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST",
+    "NET_ADMIN", "NET_RAW", "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO",
+    "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT", "SYS_ADMIN", "SYS_BOOT", "SYS_NICE",
+    "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD", "LEASE", "AUDIT_WRITE",
+    "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM",
+    "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE",
+};
+
+#define N_CAP_NAMES (sizeof cap_names / sizeof cap_names[0])
+#define CAP_ALL (-2) /* cap_parse's answer for "ALL" */
 
 /* The name of capability c, or "?". */
 static const char *cap_name(unsigned c)
 {
-    const char *p = cap_names;
-    for (; *p && c; c--)
-        p += strlen(p) + 1;
-    return *p ? p : "?";
+    return c < N_CAP_NAMES ? cap_names[c] : "?";
 }
 
-/* "sys_admin", "SYS_ADMIN" or "CAP_SYS_ADMIN" -> number; "ALL" -> -2. */
+/* "sys_admin", "SYS_ADMIN" or "CAP_SYS_ADMIN" -> number; "ALL" -> CAP_ALL;
+ * a name this kernel does not know -> -EINVAL. */
 static int cap_parse(const char *s, size_t n)
 {
     if (n == 3 && strncasecmp(s, "ALL", 3) == 0)
-        return -2;
+        return CAP_ALL;
     if (n >= 4 && strncasecmp(s, "CAP_", 4) == 0)
         s += 4, n -= 4;
-    unsigned c = 0;
-    for (const char *p = cap_names; *p && c < cap_count(); p += strlen(p) + 1, c++)
-        if (strlen(p) == n && strncasecmp(p, s, n) == 0)
+    for (unsigned c = 0; c < N_CAP_NAMES && c < cap_count(); c++)
+        if (strlen(cap_names[c]) == n && strncasecmp(cap_names[c], s, n) == 0)
             return (int)c;
-    return -1;
+    return -EINVAL;
 }
 
-/* Parses comma lists into a mask; *all is set when ALL appears. */
-static uint64_t parse_lists(const char *opt, const char *const *lists, size_t n, bool *all)
+/* Parses comma lists into *mask; *all is set when ALL appears. Returns 0,
+ * or -EINVAL with the unknown name in *why. */
+static int parse_lists(const char *opt, const char *const *lists, size_t n, uint64_t *mask,
+                       bool *all, struct caps_refusal *why)
 {
-    uint64_t m = 0;
+    *mask = 0;
     *all = false;
     for (size_t i = 0; i < n; i++) {
         const char *s = lists[i];
@@ -111,67 +98,57 @@ static uint64_t parse_lists(const char *opt, const char *const *lists, size_t n,
             const char *c = strchr(s, ',');
             size_t l = c ? (size_t)(c - s) : strlen(s);
             int v = cap_parse(s, l);
-            if (v == -1)
-                die(EXIT_USAGE, "%s: unknown capability '%.*s'", opt, (int)l, s);
-            if (v == -2)
+            if (v == -EINVAL) {
+                *why = (struct caps_refusal){ .opt = opt, .name = s, .len = l };
+                return -EINVAL;
+            }
+            if (v == CAP_ALL)
                 *all = true;
             else
-                m |= BIT(v);
+                *mask |= BIT(v);
             if (!c)
                 break;
             s = c + 1;
         }
     }
-    return m;
+    return 0;
 }
 
-/* Whether the inheritable set is empty, as it is under docker, podman and
- * Kubernetes: then a run without cap options has nothing to do, and one
- * capget says so where libcap's cap_get_proc takes two and an allocation,
- * on every start. An error answers "no", and libcap takes over. */
-static bool inheritable_empty(void)
+/* Without a cap option: the inheritable set lowered to the ambient set
+ * (see the top); nothing to do when it is empty already, as under docker,
+ * podman and Kubernetes. Takes cur. */
+static void plan_pass_through(struct caps_plan *p, cap_t cur)
 {
-    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-    return syscall(SYS_capget, &h, d) == 0 && (d[0].inheritable | d[1].inheritable) == 0;
-}
-
-void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
-               const char *const *add, size_t nadd)
-{
-    memset(p, 0, sizeof *p);
-    if (!ndrop && !nadd && inheritable_empty())
-        return;
-    /* Everything is read and built here, before the fork: the child only
-     * hands the result to the kernel. */
-    libcap_init();
-    cap_t cur = cap_get_proc();
-    if (!cur)
-        die(EXIT_USAGE, "cannot read capabilities: %s", strerror(errno));
-
-    if (!ndrop && !nadd) {
-        /* Lower the inheritable set to the ambient set (see the top). */
-        bool lower = false;
-        for (unsigned c = 0; c < cap_count(); c++) {
-            cap_value_t cv = (cap_value_t)c;
-            cap_flag_value_t f = CAP_CLEAR;
-            if (cap_get_flag(cur, cv, CAP_INHERITABLE, &f) == 0 && f == CAP_SET &&
-                cap_get_ambient(cv) != 1) {
-                cap_set_flag(cur, CAP_INHERITABLE, 1, &cv, CAP_CLEAR);
-                lower = true;
-            }
+    bool lower = false;
+    for (unsigned c = 0; c < cap_count(); c++) {
+        cap_value_t cv = (cap_value_t)c;
+        cap_flag_value_t f = CAP_CLEAR;
+        if (cap_get_flag(cur, cv, CAP_INHERITABLE, &f) == 0 && f == CAP_SET &&
+            cap_get_ambient(cv) != 1) {
+            cap_set_flag(cur, CAP_INHERITABLE, 1, &cv, CAP_CLEAR);
+            lower = true;
         }
-        if (lower)
-            p->set = cur;
-        else
-            cap_free(cur);
-        return;
     }
+    if (lower)
+        p->set = cur;
+    else
+        cap_free(cur);
+}
 
-    p->active = true;
+/* The capabilities the child keeps under docker's rules: ALL in --cap-add
+ * starts from everything, ALL in --cap-drop from nothing; then single
+ * drops, then single adds. Returns 0, -EINVAL for an unknown name, or
+ * -EPERM for an add of a capability that cur does not hold. */
+static int plan_keep(uint64_t *keep, cap_t cur, const char *const *drop, size_t ndrop,
+                     const char *const *add, size_t nadd, struct caps_refusal *why)
+{
     bool drop_all, add_all;
-    uint64_t d = parse_lists("--cap-drop", drop, ndrop, &drop_all);
-    uint64_t a = parse_lists("--cap-add", add, nadd, &add_all);
+    uint64_t d, a;
+    int err = parse_lists("--cap-drop", drop, ndrop, &d, &drop_all, why);
+    if (!err)
+        err = parse_lists("--cap-add", add, nadd, &a, &add_all, why);
+    if (err)
+        return err;
 
     uint64_t have = 0;
     for (unsigned c = 0; c < cap_count(); c++) {
@@ -179,70 +156,106 @@ void caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
         if (cap_get_flag(cur, (cap_value_t)c, CAP_PERMITTED, &f) == 0 && f == CAP_SET)
             have |= BIT(c);
     }
+    *keep = ((add_all || !drop_all ? have : 0) & ~d) | a;
+    for (unsigned c = 0; c < cap_count(); c++)
+        if (*keep & ~have & BIT(c)) {
+            *why = (struct caps_refusal){ .opt = "--cap-add", .cap = c };
+            return -EPERM;
+        }
+    return 0;
+}
 
-    /* docker's rules: ALL in --cap-add starts from everything, ALL in
-     * --cap-drop from nothing; then single drops, then single adds. */
-    uint64_t keep = add_all || !drop_all ? have : 0;
-    keep = (keep & ~d) | a;
-    if (keep & ~have)
-        for (unsigned c = 0; c < cap_count(); c++)
-            if (keep & ~have & BIT(c)) {
-                die(EXIT_USAGE, "--cap-add: CAP_%s is not held by nccl-init, so the child "
-                                "cannot get it", cap_name(c));
-            }
-    p->keep = keep;
-
+int caps_plan(struct caps_plan *p, const char *const *drop, size_t ndrop,
+              const char *const *add, size_t nadd, struct caps_refusal *why)
+{
+    memset(p, 0, sizeof *p);
+    *why = (struct caps_refusal){ 0 };
+    /* Everything is read and built here, before the fork: the child only
+     * hands the result to the kernel. */
+    cap_t cur = cap_get_proc();
+    if (!cur)
+        return -errno;
+    if (!ndrop && !nadd) {
+        plan_pass_through(p, cur);
+        return 0;
+    }
+    p->active = true;
+    int err = plan_keep(&p->keep, cur, drop, ndrop, add, nadd, why);
+    if (err) {
+        cap_free(cur);
+        return err;
+    }
     /* Permitted and effective: keep. Inheritable: empty (see the top). */
     cap_clear(cur);
     for (unsigned c = 0; c < cap_count(); c++) {
-        if (!(keep & BIT(c)))
+        if (!(p->keep & BIT(c)))
             continue;
         cap_value_t cv = (cap_value_t)c;
         cap_set_flag(cur, CAP_EFFECTIVE, 1, &cv, CAP_SET);
         cap_set_flag(cur, CAP_PERMITTED, 1, &cv, CAP_SET);
     }
     p->set = cur;
+    return 0;
 }
 
-int caps_apply(const struct caps_plan *p)
+void caps_refusal_text(struct buf *out, int err, const struct caps_refusal *why)
 {
-    /* The bounding set first: dropping from it needs CAP_SETPCAP, which
-     * the permitted set may be about to lose. */
-    bool bound_failed = false;
-    for (unsigned c = 0; p->active && c < cap_count(); c++) {
+    if (err == -EINVAL && why->opt)
+        buf_printf(out, "%s: unknown capability '%.*s'", why->opt, (int)why->len, why->name);
+    else if (err == -EPERM && why->opt)
+        buf_printf(out, "%s: CAP_%s is not held by nccl-init, so the child cannot get it",
+                   why->opt, cap_name(why->cap));
+    else
+        buf_printf(out, "cannot read capabilities: %s", strerror(-err));
+}
+
+/* The bounding set first: dropping from it needs CAP_SETPCAP, which the
+ * permitted set may be about to lose. Without CAP_SETPCAP the bounding set
+ * cannot shrink; no_new_privs then keeps setuid and file capabilities from
+ * handing back what the permitted set no longer holds. */
+static int shrink_bounding(const struct caps_plan *p, const char **what)
+{
+    bool refused = false;
+    for (unsigned c = 0; c < cap_count(); c++) {
         if ((p->keep & BIT(c)) || cap_get_bound((cap_value_t)c) != 1)
             continue;
         if (cap_drop_bound((cap_value_t)c) < 0) {
             if (errno != EPERM) {
-                log_error("cannot drop capability %u from the bounding set: %s", c,
-                          strerror(errno));
-                return -1;
+                *what = "shrink the bounding set";
+                return -errno;
             }
-            bound_failed = true;
+            refused = true;
         }
     }
-    if (bound_failed) {
-        /* Without CAP_SETPCAP the bounding set cannot shrink; no_new_privs
-         * keeps setuid and file capabilities from handing back what the
-         * permitted set no longer holds. */
-        log_warn("cannot shrink the bounding set without CAP_SETPCAP; setting no_new_privs "
-                 "instead");
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-            log_error("cannot set no_new_privs: %s", strerror(errno));
-            return -1;
-        }
+    if (!refused)
+        return 0;
+    log_warn("cannot shrink the bounding set without CAP_SETPCAP; setting no_new_privs "
+             "instead");
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        *what = "set no_new_privs";
+        return -errno;
     }
-    /* No ambient capabilities with a cap option (see the top). The kernel
-     * also drops them with the inheritable bits below; this says it.
-     * EINVAL: a kernel before 4.3, which has no ambient set. */
-    if (p->active && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
-        errno != EINVAL) {
-        log_error("cannot clear the ambient capabilities: %s", strerror(errno));
-        return -1;
+    return 0;
+}
+
+int caps_apply(const struct caps_plan *p, const char **what)
+{
+    *what = NULL;
+    if (p->active) {
+        int err = shrink_bounding(p, what);
+        if (err)
+            return err;
+        /* No ambient capabilities with a cap option (see the top). The
+         * kernel also drops them with the inheritable bits below; this says
+         * it. EINVAL: a kernel before 4.3, which has no ambient set. */
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) {
+            *what = "clear the ambient capabilities";
+            return -errno;
+        }
     }
     if (p->set && cap_set_proc(p->set) < 0) {
-        log_error("cannot set capabilities: %s", strerror(errno));
-        return -1;
+        *what = "set capabilities";
+        return -errno;
     }
     return 0;
 }

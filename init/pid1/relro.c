@@ -17,13 +17,10 @@
  * doing it again is harmless. */
 #include "pid1/relro.h"
 
-#include "lib/log.h"
-
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -33,7 +30,7 @@
  * (a static PIE has no PT_PHDR to find it by). */
 extern const ElfW(Ehdr) __ehdr_start;
 
-void relro_seal(void)
+int relro_seal(void)
 {
     /* The program headers as the kernel passed them (auxv). */
     const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
@@ -48,6 +45,7 @@ void relro_seal(void)
         uintptr_t start = (base + ph[i].p_vaddr) & ~(page - 1);
         uintptr_t end = (base + ph[i].p_vaddr + ph[i].p_memsz) & ~(page - 1);
         if (end > start && mprotect((void *)start, end - start, PROT_READ) < 0)
-            die(1, "cannot make the relocated data read-only: %s", strerror(errno));
+            return -errno;
     }
+    return 0;
 }

@@ -3,7 +3,7 @@
 #define NCCL_INIT_RELRO_H
 
 /* Makes the binary's PT_GNU_RELRO range read-only, as a dynamic loader
- * would. Exits 1 if the kernel refuses. */
-void relro_seal(void);
+ * would. Returns 0, or -errno when the kernel refuses. */
+int relro_seal(void);
 
 #endif

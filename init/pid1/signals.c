@@ -2,30 +2,28 @@
 
 #include "lib/text.h"
 
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The system call, not sigprocmask(): the C library would refuse to block,
+ * and hide from the old mask, the signals it reserves (signals.h). */
 static void set_mask(uint64_t set, uint64_t *old)
 {
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &set, old, sizeof set);
 }
 
-/* SIGCHLD's disposition, through the system call: the init only ever
- * reads it and sets SIG_DFL or SIG_IGN, which need no restorer, and
- * libc's sigaction() costs the binary 400 bytes for handlers it never
- * installs. The kernel's struct, as on x86_64 and arm64. */
-struct k_sigaction {
-    void (*handler)(int);
-    unsigned long flags;
-    void (*restorer)(void);
-    unsigned long mask;
-};
-
-static int chld_disposition(const struct k_sigaction *set, struct k_sigaction *old)
+/* SIGCHLD's disposition: the init only ever reads it and sets SIG_DFL or
+ * SIG_IGN. The handler is all of it that a child inherits: exec clears
+ * every action's flags and mask (flush_signal_handlers in kernel/signal.c)
+ * and keeps only SIG_IGN. */
+static void set_chld(void (*handler)(int))
 {
-    return (int)syscall(SYS_rt_sigaction, SIGCHLD, set, old, sizeof(unsigned long));
+    struct sigaction sa = { .sa_handler = handler };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
 }
 
 void signals_take_over(struct inherited_signals *s)
@@ -49,16 +47,18 @@ void signals_take_over(struct inherited_signals *s)
      * the disposition through fork and exec untouched. SIGCHLD is the one
      * exception: ignored, it would make the kernel reap our children itself
      * and waitpid() lose the main child's status. */
-    struct k_sigaction old;
-    s->chld_ignored = chld_disposition(NULL, &old) == 0 && old.handler == SIG_IGN;
+    struct sigaction old;
+    s->chld_ignored = sigaction(SIGCHLD, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
     if (s->chld_ignored)
-        chld_disposition(&(struct k_sigaction){ .handler = SIG_DFL }, NULL);
+        set_chld(SIG_DFL);
 }
 
 /* Linux's numbers on x86_64 and arm64, 1..31. */
-static const char signal_names[] = "HUP\0INT\0QUIT\0ILL\0TRAP\0ABRT\0BUS\0FPE\0KILL\0USR1\0SEGV\0"
-                                   "USR2\0PIPE\0ALRM\0TERM\0STKFLT\0CHLD\0CONT\0STOP\0TSTP\0"
-                                   "TTIN\0TTOU\0URG\0XCPU\0XFSZ\0VTALRM\0PROF\0WINCH\0IO\0PWR\0SYS";
+static const char *const signal_names[32] = {
+    [1] = "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1",
+    "SEGV", "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP",
+    "TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+};
 
 int signal_parse(const char *s)
 {
@@ -68,27 +68,26 @@ int signal_parse(const char *s)
     if (*s >= '0' && *s <= '9')
         return parse_c_integer(s, &n) && strspn(s, "0123456789") == strlen(s) && n < _NSIG
                    ? (int)n
-                   : -1;
-    const char *name = signal_names;
-    for (int sig = 1; sig < 32; sig++, name += strlen(name) + 1)
-        if (strcasecmp(s, name) == 0)
+                   : -EINVAL;
+    for (int sig = 1; sig < 32; sig++)
+        if (strcasecmp(s, signal_names[sig]) == 0)
             return sig;
     /* RTMIN+n, RTMAX-n */
     int base = strncasecmp(s, "RTMIN", 5) == 0 ? SIGRTMIN : strncasecmp(s, "RTMAX", 5) == 0 ? SIGRTMAX : 0;
     if (!base)
-        return -1;
+        return -EINVAL;
     s += 5;
     if (!*s)
         return base;
     if ((*s != '+' && *s != '-') || !parse_c_integer(s + 1, &n) || strspn(s + 1, "0123456789") != strlen(s + 1))
-        return -1;
+        return -EINVAL;
     n = *s == '+' ? base + n : base - n;
-    return n >= SIGRTMIN && n <= SIGRTMAX ? (int)n : -1;
+    return n >= SIGRTMIN && n <= SIGRTMAX ? (int)n : -EINVAL;
 }
 
 void signals_restore(const struct inherited_signals *s)
 {
     if (s->chld_ignored)
-        chld_disposition(&(struct k_sigaction){ .handler = SIG_IGN }, NULL);
+        set_chld(SIG_IGN);
     set_mask(s->mask, NULL);
 }

@@ -26,8 +26,8 @@ void signals_take_over(struct inherited_signals *s);
  * and in verbs that do not supervise anything. */
 void signals_restore(const struct inherited_signals *s);
 
-/* "TERM", "SIGTERM", "15", "RTMIN+3" -> the number; "0" -> 0; -1 when
- * unknown. */
+/* "TERM", "SIGTERM", "15", "RTMIN+3" -> the number; "0" -> 0; -EINVAL
+ * when unknown. */
 int signal_parse(const char *s);
 
 #endif

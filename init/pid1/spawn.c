@@ -8,6 +8,11 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+int exec_exit_code(int err)
+{
+    return err == ENOENT || err == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+}
+
 _Noreturn void spawn_exec(const struct child_spec *c)
 {
     /* Its own group, so that a signal for "the server" reaches its workers
@@ -19,8 +24,12 @@ _Noreturn void spawn_exec(const struct child_spec *c)
      * do this. Without a terminal it fails with ENOTTY, which is fine. */
     if (isatty(STDIN_FILENO))
         tcsetpgrp(STDIN_FILENO, getpid());
-    if (caps_apply(c->caps) < 0)
+    const char *what;
+    int err = caps_apply(c->caps, &what);
+    if (err < 0) {
+        log_error("cannot %s: %s", what, strerror(-err));
         _exit(EXIT_CANNOT_RUN);
+    }
     if (c->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         log_error("cannot set no_new_privs: %s", strerror(errno));
         _exit(EXIT_CANNOT_RUN);
@@ -37,5 +46,5 @@ _Noreturn void spawn_exec(const struct child_spec *c)
     execve(c->path, c->argv, c->envp);
     int e = errno;
     log_error("cannot run '%s': %s", c->argv[0], strerror(e));
-    _exit(e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN);
+    _exit(exec_exit_code(e));
 }

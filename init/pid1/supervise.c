@@ -18,17 +18,15 @@
  * --signal-group keeps the older whole-group stop for trees that need it. */
 #include "pid1/supervise.h"
 
-#include "lib/log.h"
-#include "pid1/spawn.h"
-#include "pid1/tree.h"
 #include "lib/buf.h"
+#include "lib/log.h"
+#include "pid1/tree.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,12 +63,10 @@ struct state {
     long killed;         /* processes the first SIGKILL reached; -1: unknown */
 };
 
-/* The system call itself: the vDSO lookup behind clock_gettime would cost
- * the binary a kilobyte, and the init asks the time only while stopping. */
 static long long now_ms(void)
 {
     struct timespec ts;
-    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -109,12 +105,11 @@ static void stop_rest(struct state *st, const struct stop_policy *p)
 {
     struct tree_filter f = { .skip_pgid = st->child ? st->child : 0 };
     long n = tree_signal(SIGTERM, &f);
-    int e = errno;
     f.stopped_only = true;
     tree_signal(SIGCONT, &f);
     st->rest_told = true;
     if (n < 0)
-        log_warn("cannot read /proc: %s; %s", strerror(e),
+        log_warn("cannot read /proc: %s; %s", strerror((int)-n),
                  st->self == 1 && !f.skip_pgid ? "SIGTERM went to every process through kill(-1)"
                                                : "the rest of the tree gets no SIGTERM");
     else
@@ -277,19 +272,46 @@ static int exit_code(const struct state *st, const struct stop_policy *p)
     return p->kill_exit_code >= 0 ? p->kill_exit_code : code;
 }
 
+/* The loop: signals and exits until the tree is empty, its one way out. */
+static void watch(struct state *st, int sfd, const struct stop_policy *p)
+{
+    bool more = false;
+    int poll_err = 0, read_err = 0;
+    for (;;) {
+        struct pollfd pfd = { sfd, POLLIN, 0 };
+        if (poll(&pfd, 1, poll_timeout(st, more)) < 0 && errno != EINTR)
+            survive("poll", errno, &poll_err);
+        struct signalfd_siginfo si[SIGNAL_BATCH];
+        ssize_t n = read(sfd, si, sizeof si);
+        if (n < 0 && errno != EAGAIN && errno != EINTR)
+            survive("reading signals", errno, &read_err);
+        for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++)
+            on_signal(st, p, &si[i]);
+        /* A full batch may have left more behind: come straight back. */
+        more = n == (ssize_t)sizeof si;
+        enum reaped r = reap(st);
+        if (st->child == 0 && r == TREE_EMPTY)
+            break;
+        more = more || r == MORE_ZOMBIES;
+        /* The main child is gone: now, and only now, the rest. */
+        if (st->child == 0 && !st->rest_told && st->phase != KILLING) {
+            start_grace(st, p);
+            stop_rest(st, p);
+        }
+        on_clock(st);
+    }
+}
+
 int supervise(const struct child_spec *c, const struct stop_policy *p)
 {
     /* Not PID 1: adopt orphaned descendants, so that they are reaped and
      * stopped here and not by whoever is PID 1 outside. */
-    /* gettid(), not getpid(): the init has one thread, whose id is its
-     * pid, and musl keeps it from the start (set_tid_address), so asking
-     * costs no system call. */
-    pid_t self = gettid();
+    pid_t self = getpid();
     if (self != 1)
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     int sfd = signalfd(-1, &c->sig->taken, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0)
-        die(EXIT_CANNOT_RUN, "signalfd: %s", strerror(errno));
+        return -errno;
     /* vfork, not fork: the child borrows the init's memory until its exec,
      * so no page table is copied and the init takes no copy-on-write fault
      * afterwards; on the VMs measured that is a fifth of the start-up
@@ -300,8 +322,11 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
      * and the init installs none). The init resumes once the child has
      * exec'd or exited. The signalfd is close-on-exec. */
     pid_t pid = vfork();
-    if (pid < 0)
-        die(EXIT_CANNOT_RUN, "fork: %s", strerror(errno));
+    if (pid < 0) {
+        int err = -errno;
+        close(sfd);
+        return err;
+    }
     if (pid == 0)
         spawn_exec(c);
     /* From here on: no exit, no allocation but started()'s (see the top of
@@ -313,31 +338,7 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
         log_debug("chdir /: %s", strerror(errno));
 
     struct state st = { .self = self, .child = pid, .phase = RUNNING };
-    bool more = false;
-    int poll_err = 0, read_err = 0;
-    for (;;) {
-        struct pollfd pfd = { sfd, POLLIN, 0 };
-        if (poll(&pfd, 1, poll_timeout(&st, more)) < 0 && errno != EINTR)
-            survive("poll", errno, &poll_err);
-        struct signalfd_siginfo si[SIGNAL_BATCH];
-        ssize_t n = read(sfd, si, sizeof si);
-        if (n < 0 && errno != EAGAIN && errno != EINTR)
-            survive("reading signals", errno, &read_err);
-        for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++)
-            on_signal(&st, p, &si[i]);
-        /* A full batch may have left more behind: come straight back. */
-        more = n == (ssize_t)sizeof si;
-        enum reaped r = reap(&st);
-        if (st.child == 0 && r == TREE_EMPTY)
-            break;
-        more = more || r == MORE_ZOMBIES;
-        /* The main child is gone: now, and only now, the rest. */
-        if (st.child == 0 && !st.rest_told && st.phase != KILLING) {
-            start_grace(&st, p);
-            stop_rest(&st, p);
-        }
-        on_clock(&st);
-    }
+    watch(&st, sfd, p);
     close(sfd);
     return exit_code(&st, p);
 }

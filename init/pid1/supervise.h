@@ -4,23 +4,10 @@
 #ifndef NCCL_INIT_SUPERVISE_H
 #define NCCL_INIT_SUPERVISE_H
 
-#include "pid1/caps.h"
-#include "pid1/signals.h"
+#include "pid1/spawn.h"
 
 #include <stdbool.h>
-#include <sys/types.h>
-
-struct child_spec {
-    const char *path; /* argv[0] as found by command_lookup */
-    char **argv;
-    char **envp;
-    const struct inherited_signals *sig;
-    const struct caps_plan *caps;
-    bool no_new_privs;
-    /* Called in nccl-init right after the fork, with the child's pid. */
-    void (*started)(pid_t pid, void *ctx);
-    void *ctx;
-};
+#include <signal.h>
 
 /* Docker's stop timeout is 10 s, after which the runtime SIGKILLs PID 1
  * and the kernel every process with it, mid-cleanup and without a word.

@@ -3,16 +3,15 @@
 #include "lib/proc_scan.h"
 #include "lib/procfs.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <unistd.h>
 
 /* A chain of parents longer than this is a pid-reuse loop, not a tree. */
 #define MAX_DEPTH 4096
 
-/* Reserved at load time, so that a walk during a stop allocates nothing
- * (opendir would malloc its own buffer). */
-static char dents[16384] __attribute__((aligned(8), section(".lbss")));
+/* Static, so that a walk during a stop allocates nothing (opendir would
+ * malloc its own buffer). */
+static char dents[16384] __attribute__((aligned(8)));
 
 /* Whether a process whose parent is ppid descends from self. One /proc read
  * per level: no table to build, and trees are shallow. A chain that ends at
@@ -52,8 +51,7 @@ long tree_signal(int sig, const struct tree_filter *f)
     if (err < 0) {
         if (self == 1 && !(f && f->skip_pgid))
             kill(-1, sig);
-        errno = -err;
-        return -1;
+        return err;
     }
     long count = 0;
     for (pid_t pid; (pid = proc_scan_next(&scan));) {

@@ -2,10 +2,10 @@
  * the namespace; otherwise every descendant (a subreaper adopts orphans, so
  * they all stay below it).
  *
- * The walk allocates nothing: it reads /proc through one buffer in .bss,
- * reserved before the fork, and decides ancestry by climbing parent links
- * in /proc rather than building a table. A supervising init calls it in the
- * middle of a stop, where memory may be short and must not grow. */
+ * The walk allocates nothing: it reads /proc through one static buffer, and
+ * decides ancestry by climbing parent links in /proc rather than building
+ * a table. A supervising init calls it in the middle of a stop, where
+ * memory may be short and must not grow. */
 #ifndef NCCL_INIT_TREE_H
 #define NCCL_INIT_TREE_H
 
@@ -18,7 +18,7 @@ struct tree_filter {
 };
 
 /* Sends sig to every living process of the tree that passes f (NULL: all).
- * Returns how many were signalled, or -1 when /proc could not be read; as
+ * Returns how many were signalled, or -errno when /proc could not be read; as
  * PID 1, with no group to skip, the signal then still goes to every process
  * through kill(-1, sig). SIGKILL as PID 1 always ends with kill(-1), which
  * also reaches processes forked while /proc was being read. */

@@ -164,7 +164,7 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     }
     if (k == 2) {
         e = unlink_target(t, 0);
-    } else if (!k || (out.len == oldlen && same_bytes(out.data, old, oldlen))) {
+    } else if (!k || (out.len == oldlen && (oldlen == 0 || memcmp(out.data, old, oldlen) == 0))) {
         e = 1; /* no block to take out, or the block as it is */
     } else {
         e = atomic_write(t, out.data ? out.data : "", out.len);

@@ -2,6 +2,7 @@
 #ifndef NCCL_INIT_TEST_HELPERS_H
 #define NCCL_INIT_TEST_HELPERS_H
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

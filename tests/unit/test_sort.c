@@ -1,4 +1,4 @@
-/* init/sort.c: ordered and stable. */
+/* lib/sort.c: ordered and stable. */
 #include "helpers.h"
 
 struct pair {
@@ -6,7 +6,7 @@ struct pair {
 };
 
 struct triple {
-    int key, order, pad; /* 12 bytes: not a multiple of 8 */
+    int key, order, pad; /* 12 bytes */
 };
 
 struct wide {

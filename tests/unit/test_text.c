@@ -54,32 +54,11 @@ static void utf8_and_bytes(void **state)
     assert_null(find_bytes(hay, 6, "abe", 3));
 }
 
-/* same_bytes against memcmp at every length and offset of a difference,
- * from unaligned starts: the eight-byte steps and the tail alike. */
-static void same_bytes_matches_memcmp(void **state)
-{
-    (void)state;
-    unsigned char a[80], b[80];
-    for (size_t i = 0; i < sizeof a; i++)
-        a[i] = b[i] = (unsigned char)(i * 37 + 11);
-    for (size_t off = 0; off < 3; off++)
-        for (size_t n = 0; n + off <= 64; n++) {
-            assert_true(same_bytes(a + off, b + off, n));
-            for (size_t d = 0; d < n; d++) {
-                b[off + d] ^= 0x80;
-                assert_false(same_bytes(a + off, b + off, n));
-                assert_int_not_equal(memcmp(a + off, b + off, n), 0);
-                b[off + d] ^= 0x80;
-            }
-        }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integer_parse_matches_strtoll),
         cmocka_unit_test(utf8_and_bytes),
-        cmocka_unit_test(same_bytes_matches_memcmp),
     };
     return cmocka_run_group_tests_name("text", tests, NULL, NULL);
 }
