@@ -155,7 +155,14 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
     case O_CAP_DROP: push(&o->cap_drop, &o->ncap_drop, arg); break;
     case O_CAP_ADD: push(&o->cap_add, &o->ncap_add, arg); break;
     case O_NO_NEW_PRIVS: o->no_new_privs = true; break;
-    case O_SINKS: o->sinks = sinks_parse(arg); break;
+    case O_SINKS: {
+        const char *bad;
+        size_t n;
+        if (sinks_parse(arg, &o->sinks, &bad, &n) < 0)
+            die(EXIT_USAGE, "--sinks: unknown sink '%.*s' (expected etc-environment, python, "
+                            "nccl-conf, record, all or none)", (int)n, bad);
+        break;
+    }
     case O_STRICT: o->strict = true; break;
     case O_PYTHON: push(&o->python, &o->npython, arg); break;
     case O_SIGNAL_CHILD: o->stop.signal_group = false; break;
@@ -368,7 +375,7 @@ void cli_usage(void)
         "verify: [--json] [--all] [--pid PID]...\n"
         "detect: [--json]\n"
         "Exit: the command's status, 128+N when signal N killed it, 127 not found,\n"
-        "126 not executable, 2 bad usage or profile (nothing started). See README.md.\n";
+        "126 not executable, 2 bad usage or profile (nothing started). See nccl-init(1).\n";
     write_all(STDOUT_FILENO, usage, sizeof usage - 1);
 }
 

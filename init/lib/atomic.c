@@ -78,12 +78,12 @@ int target_read(struct target *t, char **data, size_t *len)
         return -errno;
     }
     /* Read through the descriptor that was checked, not the name again. */
-    if (fstat(fd, &t->st) < 0 || !S_ISREG(t->st.st_mode)) {
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return -EINVAL;
     }
-    t->st_valid = true;
-    return read_fd(fd, t->st.st_size, MAX_TARGET, data, len);
+    return read_fd(fd, st.st_size, MAX_TARGET, data, len);
 }
 
 int target_mkdir(struct target *t, mode_t mode)
@@ -139,11 +139,8 @@ static int check_target(struct target *t, struct stat *st, bool *exists, const c
     if (!S_ISREG(st->st_mode))
         return -EINVAL;
     /* Unchanged: no write, no fsync, so a restart costs nothing. */
-    if ((size_t)st->st_size == len && same_content(t->dfd, t->name, data, len)) {
-        t->st = *st;
-        t->st_valid = true;
+    if ((size_t)st->st_size == len && same_content(t->dfd, t->name, data, len))
         return 1;
-    }
     if (st->st_nlink > 1) {
         t->why = (struct refusal){ REFUSED_LINKS, strlen(t->path), (unsigned long)st->st_nlink };
         return -EPERM;

@@ -24,11 +24,6 @@ struct target {
      * anyway. The rename keeps them atomic, which is all a reader needs;
      * durability would cost two fsyncs on every start. */
     bool no_sync;
-    /* The file as target_read's descriptor or atomic_write's check found
-     * it, before its content was read (st_valid): what a receipt vouches
-     * for when the content was found current (receipt.h). */
-    struct stat st;
-    bool st_valid;
 };
 
 /* Walks to path's directory and keeps it open in t->dfd. */

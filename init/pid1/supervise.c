@@ -1,9 +1,8 @@
 /* Supervising the command: forwarding, reaping, and the stop.
  *
  * The rule of this file: from the fork on, nccl-init must not die and must
- * not allocate (the one exception, started(), renders the record into a
- * soft buffer that fails without dying, and gives back what it took before
- * the loop). The command and its tree depend on it for reaping and for
+ * not allocate (init/README.md, "After the fork"; lib/mem.c's seal
+ * enforces the second). The command and its tree depend on it for reaping and for
  * their stop; as PID 1 its exit takes the whole namespace down, and as a
  * subreaper it leaves orphans behind. So every error after the fork is
  * logged and lived with, and everything an event needs (the signalfd, the

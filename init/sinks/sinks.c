@@ -19,16 +19,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 static const char sink_names[][16] = { "etc-environment", "python", "nccl-conf", "record" };
 
-unsigned sinks_parse(const char *list)
+int sinks_parse(const char *list, unsigned *mask, const char **bad, size_t *badlen)
 {
-    if (strcmp(list, "all") == 0)
-        return SINK_ALL;
+    *mask = 0;
+    if (strcmp(list, "all") == 0) {
+        *mask = SINK_ALL;
+        return 0;
+    }
     if (strcmp(list, "none") == 0)
         return 0;
-    unsigned mask = 0;
     for (const char *s = list;;) {
         const char *c = strchr(s, ',');
         size_t n = c ? (size_t)(c - s) : strlen(s);
@@ -36,12 +37,14 @@ unsigned sinks_parse(const char *list)
         for (unsigned i = 0; i < ARRAY_SIZE(sink_names); i++)
             if (strlen(sink_names[i]) == n && strncmp(sink_names[i], s, n) == 0)
                 bit = 1u << i;
-        if (!bit)
-            die(EXIT_USAGE, "--sinks: unknown sink '%.*s' (expected etc-environment, python, "
-                            "nccl-conf, record, all or none)", (int)n, s);
-        mask |= bit;
+        if (!bit) {
+            *bad = s;
+            *badlen = n;
+            return -EINVAL;
+        }
+        *mask |= bit;
         if (!c)
-            return mask;
+            return 0;
         s = c + 1;
     }
 }

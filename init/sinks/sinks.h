@@ -42,8 +42,9 @@ struct sink_options {
     size_t ninterpreters;
 };
 
-/* "etc-environment,python", "all", "none" -> mask; a bad name exits 2. */
-unsigned sinks_parse(const char *list);
+/* "etc-environment,python", "all", "none" -> *mask: 0, or -EINVAL with
+ * the unknown name at *bad (*badlen bytes of list). */
+int sinks_parse(const char *list, unsigned *mask, const char **bad, size_t *badlen);
 
 /* Writes every sink in o->mask but the record's pid; failures are logged as
  * one warning each and counted in r->failures. With s NULL (remove), takes
