@@ -363,7 +363,7 @@ void detect_apply(struct choice *c, const struct hardware *h, char *text)
         if (next)
             *next++ = '\0';
         line++;
-        char *arrow = (char *)find_bytes(s, strlen(s), "->", 2);
+        char *arrow = strstr(s, "->");
         if (s[0] == '#' || !*s)
             continue;
         if (!arrow) {

@@ -159,8 +159,8 @@ static int read_proc(pid_t pid, struct proc *p)
     char *maps;
     int e = proc_file(pid, "maps", 64 << 20, &maps, &len);
     if (e == 0) {
-        p->nccl = find_bytes(maps, len, "/libnccl", 8) != NULL;
-        const char *l = p->nccl ? find_bytes(maps, len, "/libnccl.so", 11) : NULL, *end = l;
+        p->nccl = memmem(maps, len, "/libnccl", 8) != NULL;
+        const char *l = p->nccl ? memmem(maps, len, "/libnccl.so", 11) : NULL, *end = l;
         while (l && l > maps && l[-1] != '\n')
             l--;
         while (end && end < maps + len && *end != '\n')
@@ -298,7 +298,7 @@ static long long real_uid(pid_t pid)
     size_t len;
     if (proc_file(pid, "status", 1 << 16, &text, &len) < 0)
         return -1;
-    const char *l = find_bytes(text, len, "\nUid:\t", 6);
+    const char *l = memmem(text, len, "\nUid:\t", 6);
     long long uid = l ? decimal((char *)l + 6, &end) : -1;
     xfree(text);
     return uid;
@@ -415,7 +415,7 @@ static pid_t read_child(const char *root)
     size_t len;
     pid_t child = 0;
     if (read_file(path.data, RECORD_MAX, &state, &len) == 0) {
-        const char *c = find_bytes(state, len, "\"child_pid\": ", 13);
+        const char *c = memmem(state, len, "\"child_pid\": ", 13);
         long long v;
         if (c && parse_c_integer(c + 13, &v))
             child = (pid_t)v;

@@ -41,22 +41,6 @@ bool parse_c_integer(const char *s, long long *out)
     return true;
 }
 
-const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn)
-{
-    const char *h = hay, *end = h + hn;
-    if (nn == 0)
-        return hay;
-    while ((size_t)(end - h) >= nn) {
-        const char *c = memchr(h, *(const char *)needle, (size_t)(end - h) - nn + 1);
-        if (!c)
-            return NULL;
-        if (memcmp(c, needle, nn) == 0)
-            return c;
-        h = c + 1;
-    }
-    return NULL;
-}
-
 size_t utf8_seq_len(const unsigned char *s, size_t avail)
 {
     unsigned c = s[0];
@@ -139,10 +123,8 @@ void json_string(struct buf *b, const char *s)
         } else {
             /* A run of characters that stand as they are, added at once. */
             size_t at = i, l;
-            /* ASCII inline: a call per character was most of a state.json's
-             * rendering after the fork. */
             while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20 && p[i] != 0x7f &&
-                   (p[i] < 0x80 ? (l = 1) : (l = utf8_seq_len(p + i, n - i))))
+                   (l = utf8_seq_len(p + i, n - i)))
                 i += l;
             buf_add(b, p + at, i - at);
             if (at == i) {

@@ -13,8 +13,6 @@
  * Returns false on overflow. */
 bool parse_c_integer(const char *s, long long *out);
 
-/* First occurrence of needle (length nn) in hay (length hn), or NULL. */
-const void *find_bytes(const void *hay, size_t hn, const void *needle, size_t nn);
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
 size_t utf8_seq_len(const unsigned char *s, size_t avail);
 bool utf8_valid(const char *s, size_t n);

@@ -110,7 +110,7 @@ int known_names_from_lib(struct known_names *k, const char *path)
      * NUL, "NCCL_", [A-Z0-9_]+, NUL. The tail of a longer string is not one:
      * libnccl 2.28.9 has error messages ending in "...NCCL_CONFIG_INITIALIZER"
      * and "...NCCL_SIM_INFO_INITIALIZER", which are macros, not variables. */
-    for (const unsigned char *p = m; (p = find_bytes(p, size - (size_t)(p - m), "NCCL_", 5));
+    for (const unsigned char *p = m; (p = memmem(p, size - (size_t)(p - m), "NCCL_", 5));
          p += 5) {
         if (p > m && p[-1] != '\0')
             continue;
@@ -149,7 +149,7 @@ char *nccl_lib_version(int fd)
      * "NCCL version 2.28.9+cuda13.0". Others begin the same way ("NCCL
      * version mismatch ...", "NCCL version %s compiled with CUDA %d.%d"),
      * so: a digit next, and no space in the rest. */
-    for (const unsigned char *p = m; !v && m && (p = find_bytes(p, len - (size_t)(p - m),
+    for (const unsigned char *p = m; !v && m && (p = memmem(p, len - (size_t)(p - m),
                                                                "NCCL version ", 13)); p += 13)
         if ((p == m || p[-1] == '\0') && p[13] >= '0' && p[13] <= '9' &&
             !strchr((const char *)p + 13, ' '))

@@ -124,7 +124,7 @@ static void parse_line(struct profile *p, char *s, size_t n, unsigned lineno, st
     if (vlen >= 2 && (val[0] == '"' || val[0] == '\'') && val[vlen - 1] == val[0])
         diag(d, DIAG_WARNING, f, lineno,
              "%s: the quotes are part of the value: env-files have no quoting", s);
-    else if (find_bytes(val, vlen, " #", 2))
+    else if (memmem(val, vlen, " #", 2))
         diag(d, DIAG_WARNING, f, lineno,
              "%s: '#' is part of the value: comments start only at column 0", s);
     grow((void **)&p->v, &p->cap, p->n + 1, sizeof p->v[0]);
