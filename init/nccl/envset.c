@@ -54,11 +54,8 @@ static struct var *add(struct envset *s, const char *key, const char *value, int
 static void take_environment(struct envset *s, char *const *envp, size_t extra,
                              const struct known_names *k, struct diag *d)
 {
-    /* What stays (the keys, the set) is taken before the index that sorts
-     * them, which goes last and so gives its room straight back (mem.c):
-     * a start's region then fits in two pages. The keys need a NUL the
-     * inherited strings do not have there: one buffer holds them all,
-     * rather than a copy per variable. */
+    /* The keys need a NUL that the inherited "KEY=VALUE" strings do not
+     * have there: one buffer holds them all, one after another. */
     size_t n = 0, kbytes = 1;
     while (envp && envp[n])
         kbytes += strcspn(envp[n++], "=") + 1;
@@ -99,23 +96,6 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
         }
     }
     xfree(ix);
-}
-
-/* Puts the set in key order. s->v[0..nenv) is the environment, sorted and
- * unique; after it come the profiles' keys it lacks (sorted: added in the
- * layered order) and nccl-init's two, which it never has (NCCL_INIT_* is
- * dropped from it). So the tail alone is sorted (a few items) and merged in
- * from the back, each item moved at most once: a sort of the whole set
- * cost a start a comparison per variable and moved the tail's through it. */
-static void merge_tail(struct envset *s, size_t nenv)
-{
-    size_t nt = s->n - nenv;
-    struct var *tail = xmalloc((nt ? nt : 1) * sizeof *tail);
-    memcpy(tail, s->v + nenv, nt * sizeof *tail);
-    sort(tail, nt, sizeof *tail, cmp_var);
-    for (size_t i = nenv, j = nt, k = s->n; j > 0;)
-        s->v[--k] = i > 0 && cmp_var(&s->v[i - 1], &tail[j - 1]) > 0 ? s->v[--i] : tail[--j];
-    xfree(tail);
 }
 
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
@@ -192,13 +172,15 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     s->names = names.data ? names.data : xstrdup("none");
     add(s, "NCCL_INIT_PROFILE", s->names, SRC_INIT);
     add(s, "NCCL_INIT_DIGEST", s->digest, SRC_INIT);
-    merge_tail(s, nenv);
+    /* The keys are unique: the environment's were collapsed, a profile's
+     * key is added only when the environment lacks it, and NCCL_INIT_* is
+     * dropped from the environment (a profile may not set it). */
+    qsort(s->v, s->n, sizeof s->v[0], cmp_var);
 }
 
 const char *envset_get(const struct envset *s, const char *key)
 {
-    /* In key order once composed (merge_tail): a start asks for four keys,
-     * and a scan of all of them cost a hundred strcmp() calls. */
+    /* In key order once composed (envset_compose). */
     const struct var *v = s->n ? bsearch(&(struct var){ .key = key }, s->v, s->n,
                                          sizeof s->v[0], cmp_var)
                                : NULL;

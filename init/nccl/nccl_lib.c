@@ -161,7 +161,7 @@ char *nccl_lib_version(int fd)
 bool known_names_has(const struct known_names *k, const char *name)
 {
     if (!k || !k->names)
-        return nccl_param_rule(name) >= 0;
+        return nccl_param_find(name) != NULL;
     return bsearch(&name, k->names, k->n, sizeof *k->names, cmp_str) != NULL;
 }
 

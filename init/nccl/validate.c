@@ -7,6 +7,7 @@
 #include "nccl/nccl_table.h"
 #include "nccl/servers.h"
 #include "lib/mem.h"
+#include "lib/paths.h"
 #include "lib/text.h"
 
 #include <limits.h>
@@ -261,8 +262,8 @@ static void judge_int_value(struct judge *j, long long w, const char *prefix)
     case O_CLAMP:
     case O_AS:
         o->used = as;
-        if (action == O_AS && rule_text(r))
-            buf_printf(&b, ": %s", rule_text(r));
+        if (action == O_AS && r->text)
+            buf_printf(&b, ": %s", r->text);
         else
             buf_printf(&b, ": NCCL uses %lld", as);
         break;
@@ -272,11 +273,11 @@ static void judge_int_value(struct judge *j, long long w, const char *prefix)
         break;
     case O_FAIL:
         o->uses = NU_FAILS;
-        buf_printf(&b, ": %s", rule_text(r));
+        buf_printf(&b, ": %s", r->text);
         break;
     default:
         o->uses = NU_UNDEFINED;
-        buf_printf(&b, ": %s", rule_text(r));
+        buf_printf(&b, ": %s", r->text);
         break;
     }
     say(j, sev, "%s", what);
@@ -342,7 +343,7 @@ static void judge_level(struct judge *j)
     struct nccl_reading *o = j->out;
     const char *s = j->e->value;
     size_t n = strlen(s);
-    int i = token_index(rule_tokens(r), s, n, false);
+    int i = token_index(r->tokens, s, n, false);
     o->reads = NR_LEVEL;
     if (i >= 0) {
         o->value = i;
@@ -362,7 +363,7 @@ static void judge_level(struct judge *j)
         }
         o->value = old_to_new[w > 5 ? 5 : w];
         int tl;
-        const char *t = token_at(rule_tokens(r), (int)o->value, &tl);
+        const char *t = token_at(r->tokens, (int)o->value, &tl);
         if (*c.end)
             say(j, DIAG_ERROR, "not a whole number: NCCL reads only its start, %lld, as %.*s",
                 c.v, tl, t);
@@ -381,15 +382,15 @@ static void judge_level(struct judge *j)
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
-    i = token_index(rule_tokens(r), s, n, true);
+    i = token_index(r->tokens, s, n, true);
     if (i >= 0) {
         int tl;
-        const char *t = token_at(rule_tokens(r), i, &tl);
+        const char *t = token_at(r->tokens, i, &tl);
         say(j, DIAG_ERROR, "levels are case-sensitive (did you mean %.*s?); %s", tl, t,
-            rule_text(r));
+            r->text);
     } else {
         say(j, DIAG_ERROR, "unknown level (expected one of %s, or a number from 0: 0 LOC, 1 PIX, "
-                           "2 PXB, 3 PHB, 4 SYS); %s", rule_tokens(r), rule_text(r));
+                           "2 PXB, 3 PHB, 4 SYS); %s", r->tokens, r->text);
     }
 }
 
@@ -400,7 +401,7 @@ static void judge_list(struct judge *j)
     struct nccl_reading *o = j->out;
     const char *s = j->e->value;
     bool proto = j->r == &value_rules[R_PROTO];
-    int ntok = token_count(rule_tokens(r));
+    int ntok = token_count(r->tokens);
     /* defaults (tuning.cc ncclTopoTuneModel): everything on, LL128 left to NCCL */
     for (int f = 0; f < NCCL_FUNCS; f++)
         for (int e = 0; e < ntok; e++)
@@ -424,7 +425,7 @@ static void judge_list(struct judge *j)
             if (seg != full) {
                 b.len = 0;
                 buf_printf(&b, "'%s' has no collective prefix, which NCCL allows on the first "
-                               "entry only; %s", seg, rule_text(r));
+                               "entry only; %s", seg, r->text);
                 o->reads = NR_INVALID;
                 break;
             }
@@ -446,7 +447,7 @@ static void judge_list(struct judge *j)
         if (prefix && f < 0) {
             b.len = 0;
             buf_printf(&b, "unknown collective '%s' (expected %s); %s", prefix, nccl_collectives,
-                       rule_text(r));
+                       r->text);
             o->reads = NR_INVALID;
             break;
         }
@@ -458,11 +459,11 @@ static void judge_list(struct judge *j)
         elems = xstrdup(list);
         char *save_el;
         for (char *el = strtok_r(elems, ",", &save_el); el; el = strtok_r(NULL, ",", &save_el)) {
-            int e = token_index(rule_tokens(r), el, strlen(el), true);
+            int e = token_index(r->tokens, el, strlen(el), true);
             if (e < 0) {
                 b.len = 0;
                 buf_printf(&b, "unknown token '%s' (expected %s; a leading '^' excludes); %s", el,
-                           rule_tokens(r), rule_text(r));
+                           r->tokens, r->text);
                 o->reads = NR_INVALID;
                 break;
             }
@@ -502,20 +503,20 @@ static void judge_enum(struct judge *j)
     const char *s = j->e->value;
     size_t n = strlen(s);
     bool exact = !(r->flags & F_CASE);
-    if (token_index(rule_tokens(r), s, n, exact) >= 0)
+    if (token_index(r->tokens, s, n, exact) >= 0)
         return;
     if (!*s) {
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
-    int i = token_index(rule_tokens(r), s, n, true);
+    int i = token_index(r->tokens, s, n, true);
     if (i >= 0) {
         int tl;
-        const char *t = token_at(rule_tokens(r), i, &tl);
-        say(j, DIAG_ERROR, "case-sensitive (did you mean %.*s?); %s", tl, t, rule_text(r));
+        const char *t = token_at(r->tokens, i, &tl);
+        say(j, DIAG_ERROR, "case-sensitive (did you mean %.*s?); %s", tl, t, r->text);
     } else {
-        say(j, DIAG_ERROR, "unknown value (expected one of %s); %s", rule_tokens(r),
-            rule_text(r));
+        say(j, DIAG_ERROR, "unknown value (expected one of %s); %s", r->tokens,
+            r->text);
     }
 }
 
@@ -526,16 +527,16 @@ static void judge_mask(struct judge *j)
     const struct value_rule *r = j->r;
     const char *s = j->e->value;
     if (!*s) {
-        say(j, DIAG_ERROR, "empty: %s", rule_text(r));
+        say(j, DIAG_ERROR, "empty: %s", r->text);
         return;
     }
     if (*s == '^')
         s++;
     for (;;) {
         size_t n = strcspn(s, ",");
-        if (n && token_index(rule_tokens(r), s, n, true) < 0) {
+        if (n && token_index(r->tokens, s, n, true) < 0) {
             say(j, DIAG_ERROR, "unknown name '%.*s' (expected %s; a leading '^' excludes): NCCL "
-                               "skips it without a word", (int)n, s, rule_tokens(r));
+                               "skips it without a word", (int)n, s, r->tokens);
             return;
         }
         if (!s[n])
@@ -550,9 +551,9 @@ static void judge_string(struct judge *j)
     const char *s = j->e->value;
     size_t n = strlen(s);
     if (n == 0) {
-        if (rule_text(r) && !(r->flags & F_MIN2))
+        if (r->text && !(r->flags & F_MIN2))
             say(j, (r->flags & F_EMPTY_ERR) ? DIAG_ERROR : DIAG_WARNING, "empty: %s",
-                rule_text(r));
+                r->text);
         else if (j->r == &value_rules[R_STRING])
             say(j, DIAG_WARNING, "empty: NCCL takes the empty string as the value, not as unset");
         else
@@ -565,19 +566,20 @@ static void judge_string(struct judge *j)
         return;
     }
     if ((r->flags & F_MIN2) && n < 2)
-        say(j, DIAG_ERROR, "%s", rule_text(r));
+        say(j, DIAG_ERROR, "%s", r->text);
 }
 
-/* The judgement of one value: the reading, and the findings when d is set. */
-/* rule: nccl_param_rule(e->key), which the caller has looked up already. */
-static void judge(const struct entry *e, int rule, int sev, struct diag *d,
+/* The judgement of one value: the reading, and the findings when d is set.
+ * param: nccl_param_find(e->key), which the caller has looked up already
+ * (NULL: a name NCCL 2.28.9 does not read). */
+static void judge(const struct entry *e, const struct nccl_param *param, int sev, struct diag *d,
                   struct nccl_reading *out)
 {
     memset(out, 0, sizeof *out);
-    out->rule = rule;
-    if (out->rule < 0)
+    out->rule = param ? (int)param->rule : -1;
+    if (!param)
         return;
-    struct judge j = { e, &value_rules[out->rule], sev, d, out, false };
+    struct judge j = { e, &value_rules[param->rule], sev, d, out, false };
     switch (j.r->kind) {
     case V_INT:
         judge_int(&j);
@@ -596,7 +598,7 @@ static void judge(const struct entry *e, int rule, int sev, struct diag *d,
         break;
     case V_UNREAD:
         out->reads = NR_UNSET;
-        say(&j, DIAG_WARNING, "%s", rule_text(j.r));
+        say(&j, DIAG_WARNING, "%s", j.r->text);
         break;
     default:
         judge_string(&j);
@@ -607,7 +609,7 @@ static void judge(const struct entry *e, int rule, int sev, struct diag *d,
 void nccl_read(const char *key, const char *value, struct nccl_reading *r)
 {
     struct entry e = { key, value, "", 0, "" };
-    judge(&e, nccl_param_rule(key), DIAG_ERROR, NULL, r);
+    judge(&e, nccl_param_find(key), DIAG_ERROR, NULL, r);
 }
 
 void nccl_reading_json(struct buf *b, const char *key, const char *value)
@@ -624,7 +626,7 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value)
         buf_printf(b, "%lld", r.value);
     } else if (r.reads == NR_LEVEL) {
         int tl;
-        const char *t = token_at(rule_tokens(rule), (int)r.value, &tl);
+        const char *t = token_at(rule->tokens, (int)r.value, &tl);
         buf_printf(b, "\"%.*s\"", tl, t);
     } else if (r.reads == NR_LIST) {
         buf_str(b, "{");
@@ -632,8 +634,8 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value)
             int fl;
             const char *fn = token_at(nccl_collectives, f, &fl);
             buf_printf(b, "%s\"%.*s\": {", f ? ", " : "", fl, fn);
-            for (int e = 0; e < token_count(rule_tokens(rule)); e++) {
-                const char *t = token_at(rule_tokens(rule), e, &fl);
+            for (int e = 0; e < token_count(rule->tokens); e++) {
+                const char *t = token_at(rule->tokens, e, &fl);
                 buf_printf(b, "%s\"%.*s\": %u", e ? ", " : "", fl, t, r.matrix[f][e]);
             }
             buf_str(b, "}");
@@ -664,9 +666,9 @@ static const char **known_suffixes(const struct known_names *k, size_t *n)
             v[(*n)++] = k->names[i] + 5;
         }
     } else {
-        for (const char *p = nccl_names; *p; p += strlen(p) + 1) {
+        for (size_t i = 0; i < nccl_params_count; i++) {
             grow((void **)&v, &cap, *n + 1, sizeof *v);
-            v[(*n)++] = p + 1;
+            v[(*n)++] = nccl_params[i].name + 5;
         }
     }
     return v;
@@ -730,13 +732,13 @@ void validate_entry(const struct entry *e, const struct known_names *k, int sev,
              kl > NCCL_CONF_MAX ? kl : vl, NCCL_CONF_MAX);
     /* One lookup in the built-in table, for both questions: is the name
      * known (to the library given with --nccl-lib, if any), and its rule. */
-    int rule = nccl_param_rule(e->key);
-    if (k && k->names ? !known_names_has(k, e->key) : rule < 0) {
+    const struct nccl_param *param = nccl_param_find(e->key);
+    if (k && k->names ? !known_names_has(k, e->key) : !param) {
         suggest(e, k, d);
         return;
     }
     struct nccl_reading r;
-    judge(e, rule, sev, d, &r); /* a name only the given library knows: no rule, no finding */
+    judge(e, param, sev, d, &r); /* a name only the given library knows: no rule, no finding */
 }
 
 /* ---- combinations ---- */
@@ -754,7 +756,7 @@ static bool proto_excludes(const char *proto, const char *tok)
 {
     struct nccl_reading r;
     nccl_read("NCCL_PROTO", proto, &r);
-    int e = token_index(rule_tokens(&value_rules[R_PROTO]), tok, strlen(tok), true);
+    int e = token_index(value_rules[R_PROTO].tokens, tok, strlen(tok), true);
     if (r.reads != NR_LIST || e < 0)
         return false;
     for (int f = 0; f < NCCL_FUNCS; f++)
@@ -805,44 +807,26 @@ void validate_set(const struct entry *const *set, size_t n, struct diag *d)
 
 /* ---- the servers' own settings ---- */
 
-static const char *next_field(const char *s)
-{
-    return s + strlen(s) + 1;
-}
-
 void validate_servers(const struct entry *e, struct diag *d)
 {
-    /* Where each row (five strings) starts, found once: every profile line
-     * is held against every row, and walking the rows' strings each time
-     * cost a start-up a tenth of its instructions. */
-    static START_DATA unsigned short row_at[32];
-    static START_DATA unsigned rows;
-    if (!rows)
-        for (const char *r = server_overrides; *r && rows < ARRAY_SIZE(row_at);) {
-            row_at[rows++] = (unsigned short)(r - server_overrides);
-            for (int f = 0; f < 5; f++)
-                r = next_field(r);
-        }
-    for (unsigned i = 0; i < rows; i++) {
-        const char *key = server_overrides + row_at[i];
-        if (strcmp(key, e->key) != 0)
+    for (size_t i = 0; i < server_overrides_count; i++) {
+        const struct server_override *o = &server_overrides[i];
+        if (strcmp(o->key, e->key) != 0)
             continue;
-        const char *server = next_field(key), *what = next_field(server),
-                   *option = next_field(what), *source = next_field(option);
         size_t n = strlen(e->value);
         int shown = n > 80 ? 72 : (int)n; /* as say() shortens values */
         const char *more = n > 80 ? "..." : "";
-        if (*what == W_ALWAYS)
+        if (o->when == W_ALWAYS)
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s always %s (%s), so the "
-                 "profile's value never reaches %s", key, shown, e->value, more, server,
-                 what + 1, source, server);
-        else if (*what == W_UNSET)
+                 "profile's value never reaches %s", o->key, shown, e->value, more, o->server,
+                 o->what, o->source, o->server);
+        else if (o->when == W_UNSET)
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s only when it is unset "
-                 "(%s): the profile's value wins", key, shown, e->value, more, server,
-                 what + 1, source);
+                 "(%s): the profile's value wins", o->key, shown, e->value, more, o->server,
+                 o->what, o->source);
         else
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s when it is unset, and "
-                 "always with %s (%s): the profile's value wins unless %s is given", key,
-                 shown, e->value, more, server, what + 1, option, source, option);
+                 "always with %s (%s): the profile's value wins unless %s is given", o->key,
+                 shown, e->value, more, o->server, o->what, o->option, o->source, o->option);
     }
 }
