@@ -98,6 +98,34 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
     xfree(ix);
 }
 
+/* The profiles' lines, layered (a later profile's line replaces an
+ * earlier one's) and sorted by key: *n of them, total at most. */
+static const struct entry **layer_profiles(const struct profile *profiles, size_t np,
+                                           size_t total, size_t *n)
+{
+    /* Walked in profile order so that a later profile replaces the earlier
+     * line in place; profiles are a few dozen lines, so linear is fine. */
+    const struct entry **layered = xmalloc((total ? total : 1) * sizeof *layered);
+    size_t nl = 0;
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < profiles[i].n; j++) {
+            const struct entry *e = &profiles[i].v[j];
+            size_t w;
+            for (w = 0; w < nl; w++)
+                if (strcmp(layered[w]->key, e->key) == 0)
+                    break;
+            if (w < nl)
+                log_debug("%s: %s from %s:%u replaced by %s:%u", e->key, layered[w]->value,
+                          layered[w]->file, layered[w]->line, e->file, e->line);
+            layered[w] = e;
+            if (w == nl)
+                nl++;
+        }
+    sort(layered, nl, sizeof *layered, cmp_entry);
+    *n = nl;
+    return layered;
+}
+
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
                     size_t np, bool enforce, const struct known_names *k, struct diag *d)
 {
@@ -109,30 +137,8 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     take_environment(s, envp, total + 2, k, d); /* sorted, unique */
     size_t nenv = s->n;
 
-    /* Layer the profiles: a later profile's line replaces an earlier one's. */
-    const struct entry **pe = xmalloc(total * sizeof *pe);
-    size_t m = 0;
-    for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < profiles[i].n; j++)
-            pe[m++] = &profiles[i].v[j];
-    /* Walk in profile order so that a later profile replaces the earlier
-     * line in place; profiles are a few dozen lines, so linear is fine. */
-    const struct entry **layered = xmalloc(total * sizeof *layered);
-    size_t nl = 0;
-    for (size_t i = 0; i < m; i++) {
-        size_t w;
-        for (w = 0; w < nl; w++)
-            if (strcmp(layered[w]->key, pe[i]->key) == 0)
-                break;
-        if (w < nl)
-            log_debug("%s: %s from %s:%u replaced by %s:%u", pe[i]->key, layered[w]->value,
-                      layered[w]->file, layered[w]->line, pe[i]->file, pe[i]->line);
-        layered[w] = pe[i];
-        if (w == nl)
-            nl++;
-    }
-    xfree(pe);
-    sort(layered, nl, sizeof *layered, cmp_entry);
+    size_t nl;
+    const struct entry **layered = layer_profiles(profiles, np, total, &nl);
 
     struct sha256 h;
     sha256_init(&h);

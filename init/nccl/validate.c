@@ -197,6 +197,68 @@ static bool is_special(const struct value_rule *r, long long v)
     return v >= r->special_lo && v <= r->special_hi;
 }
 
+/* What NCCL does with an integer its rule's range does not hold. */
+struct correction {
+    int action;   /* enum out_of_range */
+    long long as; /* O_CLAMP, O_AS: the value NCCL uses instead */
+    int sev;      /* F_HIGH_WARN above max: only a warning */
+};
+
+/* Does the rule's range hold w? If not, *c says what NCCL does instead. */
+static bool out_of_range(const struct value_rule *r, long long w, struct correction *c)
+{
+    *c = (struct correction){ O_NONE, 0, DIAG_ERROR };
+    if (r->step && w % r->step && (r->flags & F_STEP_HIGH)) {
+        c->action = O_AS, c->as = r->max; /* getNthreads tests the multiple first */
+    } else if (w < r->min) {
+        c->action = r->low;
+        c->as = r->low == O_CLAMP ? r->min : r->as_low;
+    } else if (w > r->max) {
+        c->action = r->high;
+        c->as = r->high == O_CLAMP ? r->max : r->as_high;
+        if (r->flags & F_HIGH_WARN)
+            c->sev = DIAG_WARNING;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Says what NCCL does with an out-of-range value (c->action is not
+ * O_NONE), after what b holds already, and records it in j->out. */
+static void say_correction(struct judge *j, struct buf *b, const struct correction *c)
+{
+    const struct value_rule *r = j->r;
+    struct nccl_reading *o = j->out;
+    if (b->len)
+        buf_str(b, "; ");
+    buf_str(b, "out of range: ");
+    range_text(b, r);
+    switch (c->action) {
+    case O_CLAMP:
+    case O_AS:
+        o->used = c->as;
+        if (c->action == O_AS && r->text)
+            buf_printf(b, ": %s", r->text);
+        else
+            buf_printf(b, ": NCCL uses %lld", c->as);
+        break;
+    case O_DEFAULT:
+        o->uses = NU_DEFAULT;
+        buf_str(b, ": NCCL ignores it and keeps its default");
+        break;
+    case O_FAIL:
+        o->uses = NU_FAILS;
+        buf_printf(b, ": %s", r->text);
+        break;
+    default:
+        o->uses = NU_UNDEFINED;
+        buf_printf(b, ": %s", r->text);
+        break;
+    }
+    say(j, c->sev, "%s", b->data);
+}
+
 /* What NCCL does with w, an integer in its C type, under the rule; says
  * so when that is not w as written. prefix: what was said before (the C
  * type), or "". */
@@ -209,78 +271,28 @@ static void judge_int_value(struct judge *j, long long w, const char *prefix)
     buf_str(&b, prefix);
     o->uses = NU_VALUE;
     o->used = w;
+    struct correction c;
     if (is_special(r, w)) {
         /* A value that became -1 or -2 only in the C type: whether NCCL
          * compared before or after storing it differs from one use to the
          * next (computeBuffSizes compares the int64). */
         o->uses = *prefix ? NU_UNDEFINED : NU_DEFAULT;
-        if (*prefix)
-            say(j, DIAG_ERROR, "%s", what);
-        return;
-    }
-    if ((r->flags & F_NONPOS_DEF) && w <= 0) {
+    } else if ((r->flags & F_NONPOS_DEF) && w <= 0) {
         o->uses = NU_DEFAULT;
-        buf_str(&b, "zero or less: NCCL uses its default");
-        say(j, DIAG_ERROR, "%s", what);
-        return;
-    }
-    int action = O_NONE, sev = DIAG_ERROR;
-    long long as = 0;
-    if (r->step && w % r->step && (r->flags & F_STEP_HIGH)) {
-        action = O_AS, as = r->max; /* getNthreads tests the multiple first */
-    } else if (w < r->min) {
-        action = r->low, as = r->as_low;
-        if (action == O_CLAMP)
-            as = r->min;
-    } else if (w > r->max) {
-        action = r->high, as = r->as_high;
-        if (action == O_CLAMP)
-            as = r->max;
-        if (r->flags & F_HIGH_WARN)
-            sev = DIAG_WARNING;
+        buf_str(&b, b.len ? "; zero or less: NCCL uses its default"
+                          : "zero or less: NCCL uses its default");
+    } else if (out_of_range(r, w, &c)) {
+        if (c.action != O_NONE) {
+            say_correction(j, &b, &c);
+            return;
+        }
     } else if ((r->flags & F_POW2) && (w & (w - 1))) {
         o->uses = NU_DEFAULT;
-        buf_str(&b, "not a power of 2: NCCL ignores it and uses its default");
-        say(j, DIAG_ERROR, "%s", what);
-        return;
-    } else if (*prefix) {
-        say(j, DIAG_ERROR, "%s", what);
-        return;
-    } else {
-        return;
-    }
-    if (action == O_NONE) {
-        if (*prefix)
-            say(j, DIAG_ERROR, "%s", what);
-        return;
+        buf_str(&b, b.len ? "; not a power of 2: NCCL ignores it and uses its default"
+                          : "not a power of 2: NCCL ignores it and uses its default");
     }
     if (b.len)
-        buf_str(&b, "; ");
-    buf_str(&b, "out of range: ");
-    range_text(&b, r);
-    switch (action) {
-    case O_CLAMP:
-    case O_AS:
-        o->used = as;
-        if (action == O_AS && r->text)
-            buf_printf(&b, ": %s", r->text);
-        else
-            buf_printf(&b, ": NCCL uses %lld", as);
-        break;
-    case O_DEFAULT:
-        o->uses = NU_DEFAULT;
-        buf_str(&b, ": NCCL ignores it and keeps its default");
-        break;
-    case O_FAIL:
-        o->uses = NU_FAILS;
-        buf_printf(&b, ": %s", r->text);
-        break;
-    default:
-        o->uses = NU_UNDEFINED;
-        buf_printf(&b, ": %s", r->text);
-        break;
-    }
-    say(j, sev, "%s", what);
+        say(j, DIAG_ERROR, "%s", what);
 }
 
 static void judge_int(struct judge *j)
@@ -394,14 +406,118 @@ static void judge_level(struct judge *j)
     }
 }
 
+/* Sets cell e of collective f's row (every row when f < 0) to v. */
+static void list_set(struct nccl_reading *o, int f, int e, unsigned char v)
+{
+    for (int g = 0; g < NCCL_FUNCS; g++)
+        if (f < 0 || g == f)
+            o->matrix[g][e] = v;
+}
+
+/* Stops the reading of a list at a finding: b says only why. */
+static bool list_fails(struct judge *j, struct buf *b, int reads, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool list_fails(struct judge *j, struct buf *b, int reads, const char *fmt, ...)
+{
+    va_list ap;
+    b->len = 0;
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    j->out->reads = (unsigned char)reads;
+    return false;
+}
+
+/* The ',' tokens of list, each set to v for collective f (all: f < 0);
+ * parseList runs strtok on a copy, so empty tokens are skipped. */
+static bool list_tokens(struct judge *j, int f, const char *list, unsigned char v, struct buf *b)
+{
+    const struct value_rule *r = j->r;
+    char *elems = xstrdup(list), *save;
+    bool ok = true;
+    for (char *el = strtok_r(elems, ",", &save); el; el = strtok_r(NULL, ",", &save)) {
+        int e = token_index(r->tokens, el, strlen(el), true);
+        if (e < 0) {
+            ok = list_fails(j, b, NR_INVALID, "unknown token '%s' (expected %s; a leading '^' "
+                            "excludes); %s", el, r->tokens, r->text);
+            break;
+        }
+        list_set(j->out, f, e, v);
+    }
+    xfree(elems);
+    return ok;
+}
+
+/* One ';' segment, split at ':' as parseList does (prefix: the first
+ * field, list: the second, rest: the third), applied to the matrix. first:
+ * the segment starts the value. Returns false when NCCL stops on it, b
+ * saying why; b may also get a note that does not stop it. */
+static bool list_fields(struct judge *j, const char *seg, bool first, char *prefix, char *list,
+                        const char *rest, struct buf *b)
+{
+    const struct value_rule *r = j->r;
+    if (!list) {
+        if (!first)
+            return list_fails(j, b, NR_INVALID, "'%s' has no collective prefix, which NCCL "
+                              "allows on the first entry only; %s", seg, r->text);
+        if (!prefix)
+            return list_fails(j, b, NR_CRASH,
+                              "an entry of only ':': NCCL's parseList dereferences NULL on it");
+        list = prefix;
+        prefix = NULL;
+    }
+    if (rest && !b->len) /* parseList takes the second ':' field and drops the rest */
+        buf_printf(b, "NCCL ignores ':%s' after '%s:%s'", rest, prefix, list);
+    unsigned char v = 1;
+    if (*list == '^')
+        v = 0, list++;
+    int f = prefix ? token_index(nccl_collectives, prefix, strlen(prefix), true) : -1;
+    if (prefix && f < 0)
+        return list_fails(j, b, NR_INVALID, "unknown collective '%s' (expected %s); %s", prefix,
+                          nccl_collectives, r->text);
+    for (int e = 0; e < token_count(r->tokens); e++)
+        list_set(j->out, f, e, !v);
+    return list_tokens(j, f, list, v, b);
+}
+
+static bool list_segment(struct judge *j, const char *seg, bool first, struct buf *b)
+{
+    char *sub = xstrdup(seg), *save;
+    char *prefix = strtok_r(sub, ":", &save);
+    char *list = strtok_r(NULL, ":", &save);
+    char *rest = list ? strtok_r(NULL, ":", &save) : NULL;
+    bool ok = list_fields(j, seg, first, prefix, list, rest, b);
+    xfree(sub);
+    return ok;
+}
+
+/* enqueue.cc topoGetAlgoInfo: a collective left without any protocol or
+ * algorithm is "no algorithm/protocol available", ncclInvalidUsage on
+ * every call. */
+static void list_leaves_none(struct judge *j, bool proto)
+{
+    int ntok = token_count(j->r->tokens);
+    for (int f = 0; f < NCCL_FUNCS; f++) {
+        int on = 0;
+        for (int e = 0; e < ntok; e++)
+            on += j->out->matrix[f][e] != 0;
+        if (!on) {
+            int fl;
+            const char *fn = token_at(nccl_collectives, f, &fl);
+            say(j, DIAG_ERROR, "leaves %.*s no %s: every %.*s fails with ncclInvalidUsage", fl,
+                fn, proto ? "protocol" : "algorithm", fl, fn);
+            return;
+        }
+    }
+}
+
 /* parseList (src/graph/tuning.cc), step by step on a copy, strtok and all. */
 static void judge_list(struct judge *j)
 {
-    const struct value_rule *r = j->r;
     struct nccl_reading *o = j->out;
     const char *s = j->e->value;
     bool proto = j->r == &value_rules[R_PROTO];
-    int ntok = token_count(r->tokens);
+    int ntok = token_count(j->r->tokens);
     /* defaults (tuning.cc ncclTopoTuneModel): everything on, LL128 left to NCCL */
     for (int f = 0; f < NCCL_FUNCS; f++)
         for (int e = 0; e < ntok; e++)
@@ -411,90 +527,17 @@ static void judge_list(struct judge *j)
         say(j, DIAG_WARNING, "empty: the same as not setting it (NCCL's own choice)");
         return;
     }
-    char *full = xstrdup(s), *save_full, *sub = NULL, *elems = NULL;
+    char *full = xstrdup(s), *save;
     char what[300];
     struct buf b = BUF_FIXED(what);
-    for (char *seg = strtok_r(full, ";", &save_full); seg; seg = strtok_r(NULL, ";", &save_full)) {
-        xfree(sub);
-        sub = xstrdup(seg);
-        char *save_sub;
-        char *prefix = strtok_r(sub, ":", &save_sub);
-        char *list = strtok_r(NULL, ":", &save_sub);
-        char *rest = list ? strtok_r(NULL, ":", &save_sub) : NULL;
-        if (!list) {
-            if (seg != full) {
-                b.len = 0;
-                buf_printf(&b, "'%s' has no collective prefix, which NCCL allows on the first "
-                               "entry only; %s", seg, r->text);
-                o->reads = NR_INVALID;
-                break;
-            }
-            if (!prefix) {
-                b.len = 0;
-                buf_str(&b, "an entry of only ':': NCCL's parseList dereferences NULL on it");
-                o->reads = NR_CRASH;
-                break;
-            }
-            list = prefix;
-            prefix = NULL;
-        }
-        if (rest && !b.len) /* parseList takes the second ':' field and drops the rest */
-            buf_printf(&b, "NCCL ignores ':%s' after '%s:%s'", rest, prefix, list);
-        unsigned char set = 1;
-        if (*list == '^')
-            set = 0, list++;
-        int f = prefix ? token_index(nccl_collectives, prefix, strlen(prefix), true) : -1;
-        if (prefix && f < 0) {
-            b.len = 0;
-            buf_printf(&b, "unknown collective '%s' (expected %s); %s", prefix, nccl_collectives,
-                       r->text);
-            o->reads = NR_INVALID;
+    for (char *seg = strtok_r(full, ";", &save); seg; seg = strtok_r(NULL, ";", &save))
+        if (!list_segment(j, seg, seg == full, &b))
             break;
-        }
-        for (int g = 0; g < NCCL_FUNCS; g++)
-            if (!prefix || g == f)
-                for (int e = 0; e < ntok; e++)
-                    o->matrix[g][e] = !set;
-        xfree(elems);
-        elems = xstrdup(list);
-        char *save_el;
-        for (char *el = strtok_r(elems, ",", &save_el); el; el = strtok_r(NULL, ",", &save_el)) {
-            int e = token_index(r->tokens, el, strlen(el), true);
-            if (e < 0) {
-                b.len = 0;
-                buf_printf(&b, "unknown token '%s' (expected %s; a leading '^' excludes); %s", el,
-                           r->tokens, r->text);
-                o->reads = NR_INVALID;
-                break;
-            }
-            for (int g = 0; g < NCCL_FUNCS; g++)
-                if (!prefix || g == f)
-                    o->matrix[g][e] = set;
-        }
-        if (o->reads != NR_LIST)
-            break;
-    }
     xfree(full);
-    xfree(sub);
-    xfree(elems);
-    if (b.len) {
+    if (b.len)
         say(j, DIAG_ERROR, "%s", what);
-        return;
-    }
-    /* enqueue.cc topoGetAlgoInfo: a collective left without any is
-     * "no algorithm/protocol available", ncclInvalidUsage on every call. */
-    for (int f = 0; f < NCCL_FUNCS; f++) {
-        int on = 0;
-        for (int e = 0; e < ntok; e++)
-            on += o->matrix[f][e] != 0;
-        if (!on) {
-            int fl;
-            const char *fn = token_at(nccl_collectives, f, &fl);
-            say(j, DIAG_ERROR, "leaves %.*s no %s: every %.*s fails with ncclInvalidUsage", fl,
-                fn, proto ? "protocol" : "algorithm", fl, fn);
-            return;
-        }
-    }
+    else
+        list_leaves_none(j, proto);
 }
 
 static void judge_enum(struct judge *j)

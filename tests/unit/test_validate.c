@@ -138,6 +138,9 @@ static void ranges(void **state)
     warning("NCCL_CUMEM_ENABLE", "2", "NCCL reads any positive value as 1 (on)");
     error("NCCL_CUMEM_ENABLE", "-1", "a negative one but -2 (auto) as 0 (off)");
     error("NCCL_WORK_FIFO_BYTES", "1000", "not a power of 2: NCCL ignores it and uses its default");
+    /* what NCCL reads of a value, then what it does with that */
+    error("NCCL_WORK_FIFO_BYTES", "1000x", "NCCL reads only its start, 1000; not a power of 2: ");
+    error("NCCL_NTHREADS", "0junk", "NCCL reads only its start, 0; zero or less: NCCL uses its ");
     error("NCCL_IB_GID_INDEX", "-2", "NCCL uses -1");
     error("NCCL_IB_QPS_PER_CONNECTION", "129", "room for 128 QPs");
 }
