@@ -43,11 +43,14 @@ static unsigned resolve(struct resolved *r, const struct options *o, const char 
         .enforce = o->enforce,
         .each_alone = check,
     };
-    unsigned errors = resolve_profiles(r, &ro);
+    int errors = resolve_profiles(r, &ro);
+    if (errors < 0)
+        die(EXIT_USAGE, "--nccl-lib %s: %s", o->nccl_lib,
+            errors == -ENOENT ? "no NCCL_* names in it" : strerror(-errors));
     if (!errors && !check)
         resolve_environment(r, &ro, environ);
     xfree(dir);
-    return errors;
+    return (unsigned)errors;
 }
 
 int cmd_check(const struct options *o)

@@ -245,7 +245,7 @@ check_text() {
     assert_failure 2
 }
 
-# init/servers.c: what SGLang (engine.py _set_envs_and_config) and vLLM set
+# init/nccl/servers.c: what SGLang (engine.py _set_envs_and_config) and vLLM set
 # themselves. An unconditional write defeats the profile; one made only when
 # the key is unset does not, since the profile sets it.
 @test "keys that SGLang or vLLM set themselves warn, and say whether the profile still wins" {

@@ -66,7 +66,7 @@ oracle() {
 }
 
 @test "the case file: at least 150 cases over every family; every key is one NCCL 2.28.9 reads" {
-    run python3 - "$CASES" "$BATS_TEST_DIRNAME/../init/nccl_params.tsv" <<'PY'
+    run python3 - "$CASES" "$BATS_TEST_DIRNAME/../init/nccl/nccl_params.tsv" <<'PY'
 import sys
 names = {l.split("\t")[0] for l in open(sys.argv[2]) if not l.startswith("#")}
 cases = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]

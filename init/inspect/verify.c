@@ -1,6 +1,8 @@
 #include "inspect/verify.h"
 
 #include "nccl/nccl_lib.h"
+#include "nccl/profile.h"
+#include "lib/paths.h"
 #include "lib/proc_scan.h"
 #include "lib/procfs.h"
 #include "lib/fileio.h"
@@ -34,23 +36,23 @@ struct set {
     size_t n, cap;
 };
 
-/* KEY=VALUE lines of an env-file or nccl.conf; '#' lines skipped. NCCL's
+/* KEY=VALUE lines of an env-file or nccl.conf (kv_next: '#' lines
+ * skipped), lines without '=' skipped, read up to the first NUL. NCCL's
  * conf reader takes the first value of a key (setenv without overwrite). */
 static void parse_pairs(struct set *s, char *text, bool nccl_only)
 {
-    for (char *line = text, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        char *eq = strchr(line, '=');
-        if (line[0] == '#' || !eq || (nccl_only && strncmp(line, "NCCL_", 5) != 0))
+    struct kv_reader r;
+    struct kv_line l;
+    kv_begin(&r, text, strlen(text));
+    while (kv_next(&r, &l)) {
+        if (!l.value || (nccl_only && strncmp(l.key, "NCCL_", 5) != 0))
             continue;
-        /* NCCL's setEnvFile keeps at most 1023 bytes of a key and of a
-         * value; an env-file keeps them whole. */
-        size_t kl = (size_t)(eq - line), vl = strlen(eq + 1), cut = nccl_only ? 1023 : vl + kl;
+        /* NCCL's setEnvFile keeps at most NCCL_CONF_MAX bytes of a key and
+         * of a value; an env-file keeps them whole. */
+        size_t kl = l.key_len, vl = l.value_len, cut = nccl_only ? NCCL_CONF_MAX : vl + kl;
         grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v);
-        s->v[s->n++] = (struct kv){ xstrndup(line, kl < cut ? kl : cut),
-                                    xstrndup(eq + 1, vl < cut ? vl : cut) };
+        s->v[s->n++] = (struct kv){ xstrndup(l.key, kl < cut ? kl : cut),
+                                    xstrndup(l.value, vl < cut ? vl : cut) };
     }
 }
 

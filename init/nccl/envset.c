@@ -54,11 +54,8 @@ static struct var *add(struct envset *s, const char *key, const char *value, int
 static void take_environment(struct envset *s, char *const *envp, size_t extra,
                              const struct known_names *k, struct diag *d)
 {
-    /* What stays (the keys, the set) is taken before the index that sorts
-     * them, which goes last and so gives its room straight back (mem.c):
-     * a start's region then fits in two pages. The keys need a NUL the
-     * inherited strings do not have there: one buffer holds them all,
-     * rather than a copy per variable. */
+    /* The keys need a NUL that the inherited "KEY=VALUE" strings do not
+     * have there: one buffer holds them all, one after another. */
     size_t n = 0, kbytes = 1;
     while (envp && envp[n])
         kbytes += strcspn(envp[n++], "=") + 1;
@@ -101,21 +98,32 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
     xfree(ix);
 }
 
-/* Puts the set in key order. s->v[0..nenv) is the environment, sorted and
- * unique; after it come the profiles' keys it lacks (sorted: added in the
- * layered order) and nccl-init's two, which it never has (NCCL_INIT_* is
- * dropped from it). So the tail alone is sorted (a few items) and merged in
- * from the back, each item moved at most once: a sort of the whole set
- * cost a start a comparison per variable and moved the tail's through it. */
-static void merge_tail(struct envset *s, size_t nenv)
+/* The profiles' lines, layered (a later profile's line replaces an
+ * earlier one's) and sorted by key: *n of them, total at most. */
+static const struct entry **layer_profiles(const struct profile *profiles, size_t np,
+                                           size_t total, size_t *n)
 {
-    size_t nt = s->n - nenv;
-    struct var *tail = xmalloc((nt ? nt : 1) * sizeof *tail);
-    memcpy(tail, s->v + nenv, nt * sizeof *tail);
-    sort(tail, nt, sizeof *tail, cmp_var);
-    for (size_t i = nenv, j = nt, k = s->n; j > 0;)
-        s->v[--k] = i > 0 && cmp_var(&s->v[i - 1], &tail[j - 1]) > 0 ? s->v[--i] : tail[--j];
-    xfree(tail);
+    /* Walked in profile order so that a later profile replaces the earlier
+     * line in place; profiles are a few dozen lines, so linear is fine. */
+    const struct entry **layered = xmalloc((total ? total : 1) * sizeof *layered);
+    size_t nl = 0;
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < profiles[i].n; j++) {
+            const struct entry *e = &profiles[i].v[j];
+            size_t w;
+            for (w = 0; w < nl; w++)
+                if (strcmp(layered[w]->key, e->key) == 0)
+                    break;
+            if (w < nl)
+                log_debug("%s: %s from %s:%u replaced by %s:%u", e->key, layered[w]->value,
+                          layered[w]->file, layered[w]->line, e->file, e->line);
+            layered[w] = e;
+            if (w == nl)
+                nl++;
+        }
+    sort(layered, nl, sizeof *layered, cmp_entry);
+    *n = nl;
+    return layered;
 }
 
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
@@ -129,30 +137,8 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     take_environment(s, envp, total + 2, k, d); /* sorted, unique */
     size_t nenv = s->n;
 
-    /* Layer the profiles: a later profile's line replaces an earlier one's. */
-    const struct entry **pe = xmalloc(total * sizeof *pe);
-    size_t m = 0;
-    for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < profiles[i].n; j++)
-            pe[m++] = &profiles[i].v[j];
-    /* Walk in profile order so that a later profile replaces the earlier
-     * line in place; profiles are a few dozen lines, so linear is fine. */
-    const struct entry **layered = xmalloc(total * sizeof *layered);
-    size_t nl = 0;
-    for (size_t i = 0; i < m; i++) {
-        size_t w;
-        for (w = 0; w < nl; w++)
-            if (strcmp(layered[w]->key, pe[i]->key) == 0)
-                break;
-        if (w < nl)
-            log_debug("%s: %s from %s:%u replaced by %s:%u", pe[i]->key, layered[w]->value,
-                      layered[w]->file, layered[w]->line, pe[i]->file, pe[i]->line);
-        layered[w] = pe[i];
-        if (w == nl)
-            nl++;
-    }
-    xfree(pe);
-    sort(layered, nl, sizeof *layered, cmp_entry);
+    size_t nl;
+    const struct entry **layered = layer_profiles(profiles, np, total, &nl);
 
     struct sha256 h;
     sha256_init(&h);
@@ -192,13 +178,15 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
     s->names = names.data ? names.data : xstrdup("none");
     add(s, "NCCL_INIT_PROFILE", s->names, SRC_INIT);
     add(s, "NCCL_INIT_DIGEST", s->digest, SRC_INIT);
-    merge_tail(s, nenv);
+    /* The keys are unique: the environment's were collapsed, a profile's
+     * key is added only when the environment lacks it, and NCCL_INIT_* is
+     * dropped from the environment (a profile may not set it). */
+    qsort(s->v, s->n, sizeof s->v[0], cmp_var);
 }
 
 const char *envset_get(const struct envset *s, const char *key)
 {
-    /* In key order once composed (merge_tail): a start asks for four keys,
-     * and a scan of all of them cost a hundred strcmp() calls. */
+    /* In key order once composed (envset_compose). */
     const struct var *v = s->n ? bsearch(&(struct var){ .key = key }, s->v, s->n,
                                          sizeof s->v[0], cmp_var)
                                : NULL;

@@ -21,7 +21,7 @@
  * when it is not a 64-bit ELF file. */
 #define RODATA_MAX (256u << 20)
 
-static int is_name_char(unsigned char c)
+static bool is_name_char(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -76,12 +76,17 @@ static unsigned char *rodata(int fd, size_t size, size_t *len)
     return r;
 }
 
-/* fd's regular-file size; 0 (errno set) when it has none. */
-static size_t file_size(int fd)
+/* fd's size: 0 or -errno, -EINVAL when fd is not a regular file (or an
+ * empty one, which holds no name either). */
+static int file_size(int fd, size_t *size)
 {
     struct stat st;
-    errno = EINVAL;
-    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode) || st.st_size == 0)
+        return -EINVAL;
+    *size = (size_t)st.st_size;
+    return 0;
 }
 
 int known_names_from_lib(struct known_names *k, const char *path)
@@ -89,19 +94,19 @@ int known_names_from_lib(struct known_names *k, const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    size_t size = file_size(fd), len = 0, cap = 0;
-    if (!size) {
-        int e = errno;
+    size_t size = 0, len = 0, cap = 0;
+    int rc = file_size(fd, &size);
+    if (rc < 0) {
         close(fd);
-        return -e;
+        return rc;
     }
     unsigned char *m = rodata(fd, size, &len);
     if (m) {
         close(fd);
     } else { /* not such an ELF file: scanned whole */
-        int e = read_fd(fd, (off_t)size, RODATA_MAX, (char **)&m, &len);
-        if (e < 0)
-            return e;
+        rc = read_fd(fd, (off_t)size, RODATA_MAX, (char **)&m, &len);
+        if (rc < 0)
+            return rc;
     }
     k->names = NULL;
     k->n = 0;
@@ -142,8 +147,8 @@ int known_names_from_lib(struct known_names *k, const char *path)
 
 char *nccl_lib_version(int fd)
 {
-    size_t size = file_size(fd), len = 0;
-    unsigned char *m = size ? rodata(fd, size, &len) : NULL;
+    size_t size = 0, len = 0;
+    unsigned char *m = file_size(fd, &size) == 0 ? rodata(fd, size, &len) : NULL;
     char *v = NULL;
     /* NCCL's VERSION_STRING (src/init.cc), a whole string of its own:
      * "NCCL version 2.28.9+cuda13.0". Others begin the same way ("NCCL
@@ -161,7 +166,7 @@ char *nccl_lib_version(int fd)
 bool known_names_has(const struct known_names *k, const char *name)
 {
     if (!k || !k->names)
-        return nccl_param_rule(name) >= 0;
+        return nccl_param_find(name) != NULL;
     return bsearch(&name, k->names, k->n, sizeof *k->names, cmp_str) != NULL;
 }
 

@@ -52,15 +52,9 @@ struct value_rule {
     int as_low, as_high;        /* O_AS: the value NCCL uses instead */
     long long min, max;         /* V_INT: what NCCL uses as written */
     int special_lo, special_hi; /* V_INT: also accepted (-2 "default", -1 "auto"); lo > hi: none */
-    /* indexes of strings in nccl_table.c, 0 for none: read them with
-     * rule_tokens() and rule_text() */
-    unsigned char tokens; /* V_LIST, V_LEVEL, V_ENUM, V_MASK: comma-separated */
-    unsigned char text;   /* what NCCL does with a bad (or empty, F_EMPTY_ERR) value */
+    const char *tokens;         /* V_LIST, V_LEVEL, V_ENUM, V_MASK: comma-separated */
+    const char *text;           /* what NCCL does with a bad (or empty, F_EMPTY_ERR) value */
 };
-
-/* A rule's tokens and text; NULL when it has none. */
-const char *rule_tokens(const struct value_rule *r);
-const char *rule_text(const struct value_rule *r);
 
 /* Rule ids, one per distinct way of reading. Each rule in nccl_table.c says
  * where in NCCL 2.28.9 it comes from. */
@@ -85,19 +79,23 @@ enum rule_id {
 };
 
 extern const struct value_rule value_rules[R_COUNT];
-/* Sorted; each entry: rule id + 1, the name without "NCCL_", NUL. An empty
- * entry ends the list. */
-extern const char nccl_names[];
+
+/* A name NCCL 2.28.9 reads ("NCCL_PROTO") and how it reads it. */
+struct nccl_param {
+    const char *name;
+    enum rule_id rule;
+};
+/* Sorted by name (strcmp). */
+extern const struct nccl_param nccl_params[];
+extern const size_t nccl_params_count;
 
 /* A parameter that does nothing, or less than it seems, under some
  * NCCL_PROTO restriction. */
-/* Arrays, not pointers: a pointer in a table costs a static PIE a
- * relocation and a place in the RELRO pages (relro.c). */
 struct noop_rule {
-    long long min_value;  /* the value at least this, */
-    char key[20];
-    char proto[7];        /* with this protocol excluded */
-    char why[99];
+    long long min_value; /* the value at least this, */
+    const char *key;
+    const char *proto;   /* with this protocol excluded */
+    const char *why;
 };
 extern const struct noop_rule noop_rules[];
 extern const size_t noop_rules_count;
@@ -106,7 +104,7 @@ extern const size_t noop_rules_count;
  * in ncclFuncStr's order (src/enqueue.cc, NCCL_NUM_FUNCTIONS = 5). */
 extern const char nccl_collectives[];
 
-/* The rule id for a name NCCL 2.28.9 reads, or -1. */
-int nccl_param_rule(const char *name);
+/* The entry for a name NCCL 2.28.9 reads ("NCCL_PROTO"), or NULL. */
+const struct nccl_param *nccl_param_find(const char *name);
 
 #endif

@@ -8,17 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-int key_valid(const char *s, size_t n)
+bool key_valid(const char *s, size_t n)
 {
     if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
-        return 0;
+        return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
               c == '_'))
-            return 0;
+            return false;
     }
-    return 1;
+    return true;
 }
 
 static const struct entry *find_key(const struct profile *p, const char *key)
@@ -41,94 +41,127 @@ static int first_control(const char *s, size_t n)
     return -1;
 }
 
+void kv_begin(struct kv_reader *r, char *text, size_t len)
+{
+    *r = (struct kv_reader){ text, text + len, 0 };
+}
+
+bool kv_next(struct kv_reader *r, struct kv_line *l)
+{
+    while (r->at < r->end) {
+        char *s = r->at;
+        char *nl = memchr(s, '\n', (size_t)(r->end - s));
+        size_t n = nl ? (size_t)(nl - s) : (size_t)(r->end - s);
+        s[n] = '\0'; /* the newline, or the terminating NUL */
+        r->at = s + n + 1;
+        r->line++;
+        if (n == 0 || s[0] == '#')
+            continue;
+        /* memchr, not strchr: a NUL in the line is the caller's to see */
+        char *eq = memchr(s, '=', n);
+        *l = (struct kv_line){ .key = s, .key_len = n, .len = n, .line = r->line };
+        if (eq) {
+            *eq = '\0';
+            l->key_len = (size_t)(eq - s);
+            l->value = eq + 1;
+            l->value_len = n - l->key_len - 1;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* The line's shape up to the '=': reports the first problem and returns
+ * true, or returns false for a line that is KEY=... with a valid key. */
+static bool bad_line(const struct kv_line *l, const char *f, struct diag *d)
+{
+    const char *s = l->key;
+    size_t klen = l->key_len;
+    if (l->len > PROFILE_MAX_LINE) {
+        diag(d, DIAG_ERROR, f, l->line, "line is %zu bytes long; the limit is %d", l->len,
+             PROFILE_MAX_LINE);
+    } else if (s[0] == ' ' || s[0] == '\t') {
+        diag(d, DIAG_ERROR, f, l->line,
+             "leading whitespace: keys and '#' comments start at column 0");
+    } else if (strncmp(s, "export ", 7) == 0) {
+        diag(d, DIAG_ERROR, f, l->line, "'export' is not allowed: write KEY=VALUE");
+    } else if (!l->value) {
+        int c = first_control(s, l->len);
+        if (c >= 0)
+            diag(d, DIAG_ERROR, f, l->line, "malformed line: control character 0x%02x", c);
+        else
+            diag(d, DIAG_ERROR, f, l->line, "malformed line: expected KEY=VALUE");
+    } else if (klen == 0) {
+        diag(d, DIAG_ERROR, f, l->line, "malformed line: empty key before '='");
+    } else if (s[klen - 1] == ' ' || s[klen - 1] == '\t') {
+        diag(d, DIAG_ERROR, f, l->line, "space before '=': write KEY=VALUE");
+    } else if (!key_valid(s, klen)) {
+        int c = first_control(s, klen);
+        if (c >= 0)
+            diag(d, DIAG_ERROR, f, l->line, "bad key: control character 0x%02x", c);
+        else
+            diag(d, DIAG_ERROR, f, l->line,
+                 "bad key '%.*s': a key is a letter or '_' followed by letters, digits or '_'",
+                 (int)(klen > 64 ? 64 : klen), s);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* The value: reports the first byte that docker, kubectl and NCCL would
+ * read differently and returns true; false when there is none. */
+static bool bad_value(const struct kv_line *l, const char *f, struct diag *d)
+{
+    const char *val = l->value;
+    size_t vlen = l->value_len;
+    int c = first_control(val, vlen);
+    if (vlen > 0 && (val[0] == ' ' || val[0] == '\t'))
+        diag(d, DIAG_ERROR, f, l->line,
+             "%s: space after '=': docker and NCCL would keep it as part of the value", l->key);
+    else if (c >= 0)
+        diag(d, DIAG_ERROR, f, l->line, "%s: value contains control character 0x%02x%s", l->key,
+             c, c == '\r' ? " (CRLF line ending?)" : "");
+    else if (vlen > 0 && val[vlen - 1] == ' ')
+        diag(d, DIAG_ERROR, f, l->line,
+             "%s: trailing space: docker and NCCL would keep it as part of the value", l->key);
+    else if (!utf8_valid(val, vlen))
+        diag(d, DIAG_ERROR, f, l->line, "%s: value is not valid UTF-8", l->key);
+    else
+        return false;
+    return true;
+}
+
+/* A value that all three read alike, but perhaps not as its writer meant. */
+static void warn_value(const struct kv_line *l, const char *f, struct diag *d)
+{
+    const char *val = l->value;
+    size_t vlen = l->value_len;
+    if (vlen >= 2 && (val[0] == '"' || val[0] == '\'') && val[vlen - 1] == val[0])
+        diag(d, DIAG_WARNING, f, l->line,
+             "%s: the quotes are part of the value: env-files have no quoting", l->key);
+    else if (memmem(val, vlen, " #", 2))
+        diag(d, DIAG_WARNING, f, l->line,
+             "%s: '#' is part of the value: comments start only at column 0", l->key);
+}
+
 /* Checks one line; on success adds it to p. The rules are the intersection
  * of what docker --env-file, kubectl and NCCL's own conf parser read the
  * same way: anything the three would disagree on is an error here. */
-static void parse_line(struct profile *p, char *s, size_t n, unsigned lineno, struct diag *d,
+static void parse_line(struct profile *p, const struct kv_line *l, struct diag *d,
                        entry_fn *check, void *ctx)
 {
-    const char *f = p->path;
-    if (n == 0 || s[0] == '#')
+    if (bad_line(l, p->path, d) || bad_value(l, p->path, d))
         return;
-    if (n > PROFILE_MAX_LINE) {
-        diag(d, DIAG_ERROR, f, lineno, "line is %zu bytes long; the limit is %d", n,
-             PROFILE_MAX_LINE);
-        return;
-    }
-    if (s[0] == ' ' || s[0] == '\t') {
-        diag(d, DIAG_ERROR, f, lineno,
-             "leading whitespace: keys and '#' comments start at column 0");
-        return;
-    }
-    if (strncmp(s, "export ", 7) == 0) {
-        diag(d, DIAG_ERROR, f, lineno, "'export' is not allowed: write KEY=VALUE");
-        return;
-    }
-    char *eq = memchr(s, '=', n);
-    if (!eq) {
-        int c = first_control(s, n);
-        if (c >= 0)
-            diag(d, DIAG_ERROR, f, lineno, "malformed line: control character 0x%02x", c);
-        else
-            diag(d, DIAG_ERROR, f, lineno, "malformed line: expected KEY=VALUE");
-        return;
-    }
-    size_t klen = (size_t)(eq - s);
-    char *val = eq + 1;
-    size_t vlen = n - klen - 1;
-    if (klen == 0) {
-        diag(d, DIAG_ERROR, f, lineno, "malformed line: empty key before '='");
-        return;
-    }
-    if (s[klen - 1] == ' ' || s[klen - 1] == '\t') {
-        diag(d, DIAG_ERROR, f, lineno, "space before '=': write KEY=VALUE");
-        return;
-    }
-    if (!key_valid(s, klen)) {
-        *eq = '\0';
-        int c = first_control(s, klen);
-        if (c >= 0)
-            diag(d, DIAG_ERROR, f, lineno, "bad key: control character 0x%02x", c);
-        else
-            diag(d, DIAG_ERROR, f, lineno,
-                 "bad key '%.*s': a key is a letter or '_' followed by letters, digits or '_'",
-                 (int)(klen > 64 ? 64 : klen), s);
-        return;
-    }
-    *eq = '\0';
-    if (vlen > 0 && (val[0] == ' ' || val[0] == '\t')) {
-        diag(d, DIAG_ERROR, f, lineno,
-             "%s: space after '=': docker and NCCL would keep it as part of the value", s);
-        return;
-    }
-    int c = first_control(val, vlen);
-    if (c >= 0) {
-        diag(d, DIAG_ERROR, f, lineno, "%s: value contains control character 0x%02x%s", s, c,
-             c == '\r' ? " (CRLF line ending?)" : "");
-        return;
-    }
-    if (vlen > 0 && val[vlen - 1] == ' ') {
-        diag(d, DIAG_ERROR, f, lineno,
-             "%s: trailing space: docker and NCCL would keep it as part of the value", s);
-        return;
-    }
-    if (!utf8_valid(val, vlen)) {
-        diag(d, DIAG_ERROR, f, lineno, "%s: value is not valid UTF-8", s);
-        return;
-    }
-    const struct entry *prev = find_key(p, s);
+    const struct entry *prev = find_key(p, l->key);
     if (prev) {
-        diag(d, DIAG_ERROR, f, lineno, "duplicate key %s (first set at line %u)", s, prev->line);
+        diag(d, DIAG_ERROR, p->path, l->line, "duplicate key %s (first set at line %u)", l->key,
+             prev->line);
         return;
     }
-    if (vlen >= 2 && (val[0] == '"' || val[0] == '\'') && val[vlen - 1] == val[0])
-        diag(d, DIAG_WARNING, f, lineno,
-             "%s: the quotes are part of the value: env-files have no quoting", s);
-    else if (memmem(val, vlen, " #", 2))
-        diag(d, DIAG_WARNING, f, lineno,
-             "%s: '#' is part of the value: comments start only at column 0", s);
+    warn_value(l, p->path, d);
     grow((void **)&p->v, &p->cap, p->n + 1, sizeof p->v[0]);
-    p->v[p->n] = (struct entry){ s, val, p->path, lineno, p->name };
+    p->v[p->n] = (struct entry){ l->key, l->value, p->path, l->line, p->name };
     if (check)
         check(&p->v[p->n], ctx);
     p->n++;
@@ -138,34 +171,30 @@ unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d
                        entry_fn *check, void *ctx)
 {
     unsigned before = d->errors;
-    unsigned lineno = 0;
-    char *s = text, *end = text + len;
-    while (s < end) {
-        char *nl = memchr(s, '\n', (size_t)(end - s));
-        size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-        s[n] = '\0'; /* the newline, or the terminating NUL */
-        parse_line(p, s, n, ++lineno, d, check, ctx);
-        s += n + 1;
-    }
+    struct kv_reader r;
+    struct kv_line l;
+    kv_begin(&r, text, len);
+    while (kv_next(&r, &l))
+        parse_line(p, &l, d, check, ctx);
     return d->errors - before;
 }
 
-static int name_valid(const char *s)
+static bool name_valid(const char *s)
 {
     if (!*s || *s == '.' || *s == '-')
-        return 0;
+        return false;
     for (; *s; s++)
         if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
               *s == '-' || *s == '_' || *s == '.'))
-            return 0;
-    return 1;
+            return false;
+    return true;
 }
 
 unsigned profile_load(struct profile *p, const char *spec, const char *dir, struct diag *d,
                       entry_fn *check, void *ctx)
 {
     size_t sl = strlen(spec);
-    int is_path = strchr(spec, '/') || (sl > 4 && strcmp(spec + sl - 4, ".env") == 0);
+    bool is_path = strchr(spec, '/') || (sl > 4 && strcmp(spec + sl - 4, ".env") == 0);
     memset(p, 0, sizeof *p);
     if (is_path) {
         const char *base = strrchr(spec, '/');

@@ -5,6 +5,7 @@
 
 #include "lib/log.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define PROFILE_MAX_LINE 4095       /* bytes, without the newline */
@@ -43,6 +44,31 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
 void profile_free(struct profile *p);
 
 /* True for [A-Za-z_][A-Za-z0-9_]*: what docker, pam_env and shells accept. */
-int key_valid(const char *s, size_t n);
+bool key_valid(const char *s, size_t n);
+
+/* The one reader of KEY=VALUE text: profiles (profile_parse), and verify's
+ * reading of the record and of nccl.conf files. It splits lines and the
+ * first '=' and nothing more; what a line must be is each caller's rule. */
+struct kv_reader {
+    char *at, *end;
+    unsigned line;
+};
+
+/* One line: neither empty nor a comment ('#' at column 0), which every
+ * reader of these files skips. */
+struct kv_line {
+    char *key;        /* the line, NUL-terminated at the first '=' */
+    size_t key_len;   /* bytes before the '='; the whole line when it has none */
+    char *value;      /* after the '=', NUL-terminated; NULL: the line has no '=' */
+    size_t value_len; /* a NUL inside the line is counted, not an end */
+    size_t len;       /* the whole line, without its newline */
+    unsigned line;    /* 1-based */
+};
+
+/* Reads text, len bytes, splitting it in place: each newline and the first
+ * '=' of a line become NULs, and text[len] must be writable (a NUL). */
+void kv_begin(struct kv_reader *r, char *text, size_t len);
+/* The next line; false at the end of the text. */
+bool kv_next(struct kv_reader *r, struct kv_line *l);
 
 #endif

@@ -7,10 +7,9 @@
 #include "lib/text.h"
 #include "nccl/validate.h"
 
-#include <sys/stat.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void check_entry(const struct entry *e, void *ctx)
 {
@@ -34,14 +33,13 @@ static const char *choose_auto(const struct resolve_options *o)
     return c.profile && strcmp(c.profile, "none") != 0 ? c.profile : NULL;
 }
 
-unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o)
+int resolve_profiles(struct resolved *r, const struct resolve_options *o)
 {
     memset(r, 0, sizeof *r);
     if (o->nccl_lib) {
         int e = known_names_from_lib(&r->known, o->nccl_lib);
         if (e < 0)
-            die(EXIT_USAGE, "--nccl-lib %s: %s", o->nccl_lib,
-                e == -ENOENT ? "no NCCL_* names in it" : strerror(-e));
+            return e;
         log_debug("%zu NCCL_* names from %s", r->known.n, o->nccl_lib);
     }
     r->profiles = xmalloc(o->nprofiles * sizeof *r->profiles);
@@ -61,7 +59,7 @@ unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o)
             xfree(set);
         }
     }
-    return r->diag.errors;
+    return (int)r->diag.errors;
 }
 
 /* NCCL_P2P_LEVEL=SYS or PHB (by name; NCCL's legacy numbers are not

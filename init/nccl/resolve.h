@@ -28,8 +28,11 @@ struct resolved {
 };
 
 /* Loads and validates the profiles of o (with combination checks per file
- * when o->each_alone). Returns the error count. */
-unsigned resolve_profiles(struct resolved *r, const struct resolve_options *o);
+ * when o->each_alone). Returns the error count (the findings are in
+ * r->diag), or the -errno of known_names_from_lib when o->nccl_lib cannot
+ * be read (-ENOENT too when it has no NCCL_* names); r is then empty but
+ * for resolved_free. */
+int resolve_profiles(struct resolved *r, const struct resolve_options *o);
 
 /* Composes the canonical environment from envp and checks the resolved
  * set's combinations. Call only when resolve_profiles found no error. */

@@ -33,29 +33,25 @@
  * sets only when it is unset. */
 #include "nccl/servers.h"
 
-#define ALWAYS "A" /* W_ALWAYS */
-#define UNSET "U"  /* W_UNSET */
-#define FLAG "F"   /* W_FLAG */
-#define ROW(key, server, when, what, option, source)                                               \
-    key "\0" server "\0" when what "\0" option "\0" source "\0"
-
-const char server_overrides[] =
-    ROW("CUDA_DEVICE_MAX_CONNECTIONS", "SGLang", ALWAYS, "sets it to 8", "",
-        "engine.py _set_envs_and_config")
-    ROW("CUDA_MODULE_LOADING", "SGLang", ALWAYS, "sets it to AUTO", "",
-        "engine.py _set_envs_and_config, v0.5.x until PR 35711")
-    ROW("NCCL_CUMEM_ENABLE", "SGLang", FLAG,
-        "sets it to 0 (1 on a multi-node MNNVL fabric or with --enable-symm-mem)",
-        "--enable-symm-mem", "engine.py _set_envs_and_config")
-    ROW("NCCL_NVLS_ENABLE", "SGLang", FLAG,
-        "sets it to 0 (1 with --enable-nccl-nvls or --enable-symm-mem)",
-        "--enable-nccl-nvls or --enable-symm-mem", "engine.py _set_envs_and_config")
-    ROW("NCCL_GRAPH_MIXING_SUPPORT", "SGLang", FLAG,
-        "sets it to 0 when the decode context parallel size is over 1", "--enable-symm-mem",
-        "engine.py _set_envs_and_config")
-    ROW("NCCL_MNNVL_ENABLE", "SGLang", UNSET, "sets it to 1 on a multi-node MNNVL fabric", "",
-        "engine.py _set_envs_and_config")
-    ROW("NCCL_ASYNC_ERROR_HANDLING", "vLLM", ALWAYS, "removes it from every GPU worker", "",
-        "v1/worker/gpu_worker.py Worker.init_device")
-    ROW("PYTORCH_NVML_BASED_CUDA_CHECK", "vLLM", ALWAYS, "sets it to 1", "", "env_override.py")
-    ROW("TORCHINDUCTOR_COMPILE_THREADS", "vLLM", ALWAYS, "sets it to 1", "", "env_override.py");
+const struct server_override server_overrides[] = {
+    { "CUDA_DEVICE_MAX_CONNECTIONS", "SGLang", W_ALWAYS, "sets it to 8", "",
+      "engine.py _set_envs_and_config" },
+    { "CUDA_MODULE_LOADING", "SGLang", W_ALWAYS, "sets it to AUTO", "",
+      "engine.py _set_envs_and_config, v0.5.x until PR 35711" },
+    { "NCCL_CUMEM_ENABLE", "SGLang", W_FLAG,
+      "sets it to 0 (1 on a multi-node MNNVL fabric or with --enable-symm-mem)",
+      "--enable-symm-mem", "engine.py _set_envs_and_config" },
+    { "NCCL_NVLS_ENABLE", "SGLang", W_FLAG,
+      "sets it to 0 (1 with --enable-nccl-nvls or --enable-symm-mem)",
+      "--enable-nccl-nvls or --enable-symm-mem", "engine.py _set_envs_and_config" },
+    { "NCCL_GRAPH_MIXING_SUPPORT", "SGLang", W_FLAG,
+      "sets it to 0 when the decode context parallel size is over 1", "--enable-symm-mem",
+      "engine.py _set_envs_and_config" },
+    { "NCCL_MNNVL_ENABLE", "SGLang", W_UNSET, "sets it to 1 on a multi-node MNNVL fabric", "",
+      "engine.py _set_envs_and_config" },
+    { "NCCL_ASYNC_ERROR_HANDLING", "vLLM", W_ALWAYS, "removes it from every GPU worker", "",
+      "v1/worker/gpu_worker.py Worker.init_device" },
+    { "PYTORCH_NVML_BASED_CUDA_CHECK", "vLLM", W_ALWAYS, "sets it to 1", "", "env_override.py" },
+    { "TORCHINDUCTOR_COMPILE_THREADS", "vLLM", W_ALWAYS, "sets it to 1", "", "env_override.py" },
+};
+const size_t server_overrides_count = sizeof server_overrides / sizeof server_overrides[0];

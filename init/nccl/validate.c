@@ -7,6 +7,7 @@
 #include "nccl/nccl_table.h"
 #include "nccl/servers.h"
 #include "lib/mem.h"
+#include "lib/paths.h"
 #include "lib/text.h"
 
 #include <limits.h>
@@ -196,6 +197,68 @@ static bool is_special(const struct value_rule *r, long long v)
     return v >= r->special_lo && v <= r->special_hi;
 }
 
+/* What NCCL does with an integer its rule's range does not hold. */
+struct correction {
+    int action;   /* enum out_of_range */
+    long long as; /* O_CLAMP, O_AS: the value NCCL uses instead */
+    int sev;      /* F_HIGH_WARN above max: only a warning */
+};
+
+/* Does the rule's range hold w? If not, *c says what NCCL does instead. */
+static bool out_of_range(const struct value_rule *r, long long w, struct correction *c)
+{
+    *c = (struct correction){ O_NONE, 0, DIAG_ERROR };
+    if (r->step && w % r->step && (r->flags & F_STEP_HIGH)) {
+        c->action = O_AS, c->as = r->max; /* getNthreads tests the multiple first */
+    } else if (w < r->min) {
+        c->action = r->low;
+        c->as = r->low == O_CLAMP ? r->min : r->as_low;
+    } else if (w > r->max) {
+        c->action = r->high;
+        c->as = r->high == O_CLAMP ? r->max : r->as_high;
+        if (r->flags & F_HIGH_WARN)
+            c->sev = DIAG_WARNING;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Says what NCCL does with an out-of-range value (c->action is not
+ * O_NONE), after what b holds already, and records it in j->out. */
+static void say_correction(struct judge *j, struct buf *b, const struct correction *c)
+{
+    const struct value_rule *r = j->r;
+    struct nccl_reading *o = j->out;
+    if (b->len)
+        buf_str(b, "; ");
+    buf_str(b, "out of range: ");
+    range_text(b, r);
+    switch (c->action) {
+    case O_CLAMP:
+    case O_AS:
+        o->used = c->as;
+        if (c->action == O_AS && r->text)
+            buf_printf(b, ": %s", r->text);
+        else
+            buf_printf(b, ": NCCL uses %lld", c->as);
+        break;
+    case O_DEFAULT:
+        o->uses = NU_DEFAULT;
+        buf_str(b, ": NCCL ignores it and keeps its default");
+        break;
+    case O_FAIL:
+        o->uses = NU_FAILS;
+        buf_printf(b, ": %s", r->text);
+        break;
+    default:
+        o->uses = NU_UNDEFINED;
+        buf_printf(b, ": %s", r->text);
+        break;
+    }
+    say(j, c->sev, "%s", b->data);
+}
+
 /* What NCCL does with w, an integer in its C type, under the rule; says
  * so when that is not w as written. prefix: what was said before (the C
  * type), or "". */
@@ -208,78 +271,28 @@ static void judge_int_value(struct judge *j, long long w, const char *prefix)
     buf_str(&b, prefix);
     o->uses = NU_VALUE;
     o->used = w;
+    struct correction c;
     if (is_special(r, w)) {
         /* A value that became -1 or -2 only in the C type: whether NCCL
          * compared before or after storing it differs from one use to the
          * next (computeBuffSizes compares the int64). */
         o->uses = *prefix ? NU_UNDEFINED : NU_DEFAULT;
-        if (*prefix)
-            say(j, DIAG_ERROR, "%s", what);
-        return;
-    }
-    if ((r->flags & F_NONPOS_DEF) && w <= 0) {
+    } else if ((r->flags & F_NONPOS_DEF) && w <= 0) {
         o->uses = NU_DEFAULT;
-        buf_str(&b, "zero or less: NCCL uses its default");
-        say(j, DIAG_ERROR, "%s", what);
-        return;
-    }
-    int action = O_NONE, sev = DIAG_ERROR;
-    long long as = 0;
-    if (r->step && w % r->step && (r->flags & F_STEP_HIGH)) {
-        action = O_AS, as = r->max; /* getNthreads tests the multiple first */
-    } else if (w < r->min) {
-        action = r->low, as = r->as_low;
-        if (action == O_CLAMP)
-            as = r->min;
-    } else if (w > r->max) {
-        action = r->high, as = r->as_high;
-        if (action == O_CLAMP)
-            as = r->max;
-        if (r->flags & F_HIGH_WARN)
-            sev = DIAG_WARNING;
+        buf_str(&b, b.len ? "; zero or less: NCCL uses its default"
+                          : "zero or less: NCCL uses its default");
+    } else if (out_of_range(r, w, &c)) {
+        if (c.action != O_NONE) {
+            say_correction(j, &b, &c);
+            return;
+        }
     } else if ((r->flags & F_POW2) && (w & (w - 1))) {
         o->uses = NU_DEFAULT;
-        buf_str(&b, "not a power of 2: NCCL ignores it and uses its default");
-        say(j, DIAG_ERROR, "%s", what);
-        return;
-    } else if (*prefix) {
-        say(j, DIAG_ERROR, "%s", what);
-        return;
-    } else {
-        return;
-    }
-    if (action == O_NONE) {
-        if (*prefix)
-            say(j, DIAG_ERROR, "%s", what);
-        return;
+        buf_str(&b, b.len ? "; not a power of 2: NCCL ignores it and uses its default"
+                          : "not a power of 2: NCCL ignores it and uses its default");
     }
     if (b.len)
-        buf_str(&b, "; ");
-    buf_str(&b, "out of range: ");
-    range_text(&b, r);
-    switch (action) {
-    case O_CLAMP:
-    case O_AS:
-        o->used = as;
-        if (action == O_AS && rule_text(r))
-            buf_printf(&b, ": %s", rule_text(r));
-        else
-            buf_printf(&b, ": NCCL uses %lld", as);
-        break;
-    case O_DEFAULT:
-        o->uses = NU_DEFAULT;
-        buf_str(&b, ": NCCL ignores it and keeps its default");
-        break;
-    case O_FAIL:
-        o->uses = NU_FAILS;
-        buf_printf(&b, ": %s", rule_text(r));
-        break;
-    default:
-        o->uses = NU_UNDEFINED;
-        buf_printf(&b, ": %s", rule_text(r));
-        break;
-    }
-    say(j, sev, "%s", what);
+        say(j, DIAG_ERROR, "%s", what);
 }
 
 static void judge_int(struct judge *j)
@@ -342,7 +355,7 @@ static void judge_level(struct judge *j)
     struct nccl_reading *o = j->out;
     const char *s = j->e->value;
     size_t n = strlen(s);
-    int i = token_index(rule_tokens(r), s, n, false);
+    int i = token_index(r->tokens, s, n, false);
     o->reads = NR_LEVEL;
     if (i >= 0) {
         o->value = i;
@@ -362,7 +375,7 @@ static void judge_level(struct judge *j)
         }
         o->value = old_to_new[w > 5 ? 5 : w];
         int tl;
-        const char *t = token_at(rule_tokens(r), (int)o->value, &tl);
+        const char *t = token_at(r->tokens, (int)o->value, &tl);
         if (*c.end)
             say(j, DIAG_ERROR, "not a whole number: NCCL reads only its start, %lld, as %.*s",
                 c.v, tl, t);
@@ -381,111 +394,113 @@ static void judge_level(struct judge *j)
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
-    i = token_index(rule_tokens(r), s, n, true);
+    i = token_index(r->tokens, s, n, true);
     if (i >= 0) {
         int tl;
-        const char *t = token_at(rule_tokens(r), i, &tl);
+        const char *t = token_at(r->tokens, i, &tl);
         say(j, DIAG_ERROR, "levels are case-sensitive (did you mean %.*s?); %s", tl, t,
-            rule_text(r));
+            r->text);
     } else {
         say(j, DIAG_ERROR, "unknown level (expected one of %s, or a number from 0: 0 LOC, 1 PIX, "
-                           "2 PXB, 3 PHB, 4 SYS); %s", rule_tokens(r), rule_text(r));
+                           "2 PXB, 3 PHB, 4 SYS); %s", r->tokens, r->text);
     }
 }
 
-/* parseList (src/graph/tuning.cc), step by step on a copy, strtok and all. */
-static void judge_list(struct judge *j)
+/* Sets cell e of collective f's row (every row when f < 0) to v. */
+static void list_set(struct nccl_reading *o, int f, int e, unsigned char v)
+{
+    for (int g = 0; g < NCCL_FUNCS; g++)
+        if (f < 0 || g == f)
+            o->matrix[g][e] = v;
+}
+
+/* Stops the reading of a list at a finding: b says only why. */
+static bool list_fails(struct judge *j, struct buf *b, int reads, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool list_fails(struct judge *j, struct buf *b, int reads, const char *fmt, ...)
+{
+    va_list ap;
+    b->len = 0;
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    j->out->reads = (unsigned char)reads;
+    return false;
+}
+
+/* The ',' tokens of list, each set to v for collective f (all: f < 0);
+ * parseList runs strtok on a copy, so empty tokens are skipped. */
+static bool list_tokens(struct judge *j, int f, const char *list, unsigned char v, struct buf *b)
 {
     const struct value_rule *r = j->r;
-    struct nccl_reading *o = j->out;
-    const char *s = j->e->value;
-    bool proto = j->r == &value_rules[R_PROTO];
-    int ntok = token_count(rule_tokens(r));
-    /* defaults (tuning.cc ncclTopoTuneModel): everything on, LL128 left to NCCL */
-    for (int f = 0; f < NCCL_FUNCS; f++)
-        for (int e = 0; e < ntok; e++)
-            o->matrix[f][e] = proto && e == 1 ? 2 : 1;
-    o->reads = NR_LIST;
-    if (!*s) {
-        say(j, DIAG_WARNING, "empty: the same as not setting it (NCCL's own choice)");
-        return;
-    }
-    char *full = xstrdup(s), *save_full, *sub = NULL, *elems = NULL;
-    char what[300];
-    struct buf b = BUF_FIXED(what);
-    for (char *seg = strtok_r(full, ";", &save_full); seg; seg = strtok_r(NULL, ";", &save_full)) {
-        xfree(sub);
-        sub = xstrdup(seg);
-        char *save_sub;
-        char *prefix = strtok_r(sub, ":", &save_sub);
-        char *list = strtok_r(NULL, ":", &save_sub);
-        char *rest = list ? strtok_r(NULL, ":", &save_sub) : NULL;
-        if (!list) {
-            if (seg != full) {
-                b.len = 0;
-                buf_printf(&b, "'%s' has no collective prefix, which NCCL allows on the first "
-                               "entry only; %s", seg, rule_text(r));
-                o->reads = NR_INVALID;
-                break;
-            }
-            if (!prefix) {
-                b.len = 0;
-                buf_str(&b, "an entry of only ':': NCCL's parseList dereferences NULL on it");
-                o->reads = NR_CRASH;
-                break;
-            }
-            list = prefix;
-            prefix = NULL;
-        }
-        if (rest && !b.len) /* parseList takes the second ':' field and drops the rest */
-            buf_printf(&b, "NCCL ignores ':%s' after '%s:%s'", rest, prefix, list);
-        unsigned char set = 1;
-        if (*list == '^')
-            set = 0, list++;
-        int f = prefix ? token_index(nccl_collectives, prefix, strlen(prefix), true) : -1;
-        if (prefix && f < 0) {
-            b.len = 0;
-            buf_printf(&b, "unknown collective '%s' (expected %s); %s", prefix, nccl_collectives,
-                       rule_text(r));
-            o->reads = NR_INVALID;
+    char *elems = xstrdup(list), *save;
+    bool ok = true;
+    for (char *el = strtok_r(elems, ",", &save); el; el = strtok_r(NULL, ",", &save)) {
+        int e = token_index(r->tokens, el, strlen(el), true);
+        if (e < 0) {
+            ok = list_fails(j, b, NR_INVALID, "unknown token '%s' (expected %s; a leading '^' "
+                            "excludes); %s", el, r->tokens, r->text);
             break;
         }
-        for (int g = 0; g < NCCL_FUNCS; g++)
-            if (!prefix || g == f)
-                for (int e = 0; e < ntok; e++)
-                    o->matrix[g][e] = !set;
-        xfree(elems);
-        elems = xstrdup(list);
-        char *save_el;
-        for (char *el = strtok_r(elems, ",", &save_el); el; el = strtok_r(NULL, ",", &save_el)) {
-            int e = token_index(rule_tokens(r), el, strlen(el), true);
-            if (e < 0) {
-                b.len = 0;
-                buf_printf(&b, "unknown token '%s' (expected %s; a leading '^' excludes); %s", el,
-                           rule_tokens(r), rule_text(r));
-                o->reads = NR_INVALID;
-                break;
-            }
-            for (int g = 0; g < NCCL_FUNCS; g++)
-                if (!prefix || g == f)
-                    o->matrix[g][e] = set;
-        }
-        if (o->reads != NR_LIST)
-            break;
+        list_set(j->out, f, e, v);
     }
-    xfree(full);
-    xfree(sub);
     xfree(elems);
-    if (b.len) {
-        say(j, DIAG_ERROR, "%s", what);
-        return;
+    return ok;
+}
+
+/* One ';' segment, split at ':' as parseList does (prefix: the first
+ * field, list: the second, rest: the third), applied to the matrix. first:
+ * the segment starts the value. Returns false when NCCL stops on it, b
+ * saying why; b may also get a note that does not stop it. */
+static bool list_fields(struct judge *j, const char *seg, bool first, char *prefix, char *list,
+                        const char *rest, struct buf *b)
+{
+    const struct value_rule *r = j->r;
+    if (!list) {
+        if (!first)
+            return list_fails(j, b, NR_INVALID, "'%s' has no collective prefix, which NCCL "
+                              "allows on the first entry only; %s", seg, r->text);
+        if (!prefix)
+            return list_fails(j, b, NR_CRASH,
+                              "an entry of only ':': NCCL's parseList dereferences NULL on it");
+        list = prefix;
+        prefix = NULL;
     }
-    /* enqueue.cc topoGetAlgoInfo: a collective left without any is
-     * "no algorithm/protocol available", ncclInvalidUsage on every call. */
+    if (rest && !b->len) /* parseList takes the second ':' field and drops the rest */
+        buf_printf(b, "NCCL ignores ':%s' after '%s:%s'", rest, prefix, list);
+    unsigned char v = 1;
+    if (*list == '^')
+        v = 0, list++;
+    int f = prefix ? token_index(nccl_collectives, prefix, strlen(prefix), true) : -1;
+    if (prefix && f < 0)
+        return list_fails(j, b, NR_INVALID, "unknown collective '%s' (expected %s); %s", prefix,
+                          nccl_collectives, r->text);
+    for (int e = 0; e < token_count(r->tokens); e++)
+        list_set(j->out, f, e, !v);
+    return list_tokens(j, f, list, v, b);
+}
+
+static bool list_segment(struct judge *j, const char *seg, bool first, struct buf *b)
+{
+    char *sub = xstrdup(seg), *save;
+    char *prefix = strtok_r(sub, ":", &save);
+    char *list = strtok_r(NULL, ":", &save);
+    char *rest = list ? strtok_r(NULL, ":", &save) : NULL;
+    bool ok = list_fields(j, seg, first, prefix, list, rest, b);
+    xfree(sub);
+    return ok;
+}
+
+/* enqueue.cc topoGetAlgoInfo: a collective left without any protocol or
+ * algorithm is "no algorithm/protocol available", ncclInvalidUsage on
+ * every call. */
+static void list_leaves_none(struct judge *j, bool proto)
+{
+    int ntok = token_count(j->r->tokens);
     for (int f = 0; f < NCCL_FUNCS; f++) {
         int on = 0;
         for (int e = 0; e < ntok; e++)
-            on += o->matrix[f][e] != 0;
+            on += j->out->matrix[f][e] != 0;
         if (!on) {
             int fl;
             const char *fn = token_at(nccl_collectives, f, &fl);
@@ -496,26 +511,55 @@ static void judge_list(struct judge *j)
     }
 }
 
+/* parseList (src/graph/tuning.cc), step by step on a copy, strtok and all. */
+static void judge_list(struct judge *j)
+{
+    struct nccl_reading *o = j->out;
+    const char *s = j->e->value;
+    bool proto = j->r == &value_rules[R_PROTO];
+    int ntok = token_count(j->r->tokens);
+    /* defaults (tuning.cc ncclTopoTuneModel): everything on, LL128 left to NCCL */
+    for (int f = 0; f < NCCL_FUNCS; f++)
+        for (int e = 0; e < ntok; e++)
+            o->matrix[f][e] = proto && e == 1 ? 2 : 1;
+    o->reads = NR_LIST;
+    if (!*s) {
+        say(j, DIAG_WARNING, "empty: the same as not setting it (NCCL's own choice)");
+        return;
+    }
+    char *full = xstrdup(s), *save;
+    char what[300];
+    struct buf b = BUF_FIXED(what);
+    for (char *seg = strtok_r(full, ";", &save); seg; seg = strtok_r(NULL, ";", &save))
+        if (!list_segment(j, seg, seg == full, &b))
+            break;
+    xfree(full);
+    if (b.len)
+        say(j, DIAG_ERROR, "%s", what);
+    else
+        list_leaves_none(j, proto);
+}
+
 static void judge_enum(struct judge *j)
 {
     const struct value_rule *r = j->r;
     const char *s = j->e->value;
     size_t n = strlen(s);
     bool exact = !(r->flags & F_CASE);
-    if (token_index(rule_tokens(r), s, n, exact) >= 0)
+    if (token_index(r->tokens, s, n, exact) >= 0)
         return;
     if (!*s) {
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
-    int i = token_index(rule_tokens(r), s, n, true);
+    int i = token_index(r->tokens, s, n, true);
     if (i >= 0) {
         int tl;
-        const char *t = token_at(rule_tokens(r), i, &tl);
-        say(j, DIAG_ERROR, "case-sensitive (did you mean %.*s?); %s", tl, t, rule_text(r));
+        const char *t = token_at(r->tokens, i, &tl);
+        say(j, DIAG_ERROR, "case-sensitive (did you mean %.*s?); %s", tl, t, r->text);
     } else {
-        say(j, DIAG_ERROR, "unknown value (expected one of %s); %s", rule_tokens(r),
-            rule_text(r));
+        say(j, DIAG_ERROR, "unknown value (expected one of %s); %s", r->tokens,
+            r->text);
     }
 }
 
@@ -526,16 +570,16 @@ static void judge_mask(struct judge *j)
     const struct value_rule *r = j->r;
     const char *s = j->e->value;
     if (!*s) {
-        say(j, DIAG_ERROR, "empty: %s", rule_text(r));
+        say(j, DIAG_ERROR, "empty: %s", r->text);
         return;
     }
     if (*s == '^')
         s++;
     for (;;) {
         size_t n = strcspn(s, ",");
-        if (n && token_index(rule_tokens(r), s, n, true) < 0) {
+        if (n && token_index(r->tokens, s, n, true) < 0) {
             say(j, DIAG_ERROR, "unknown name '%.*s' (expected %s; a leading '^' excludes): NCCL "
-                               "skips it without a word", (int)n, s, rule_tokens(r));
+                               "skips it without a word", (int)n, s, r->tokens);
             return;
         }
         if (!s[n])
@@ -550,9 +594,9 @@ static void judge_string(struct judge *j)
     const char *s = j->e->value;
     size_t n = strlen(s);
     if (n == 0) {
-        if (rule_text(r) && !(r->flags & F_MIN2))
+        if (r->text && !(r->flags & F_MIN2))
             say(j, (r->flags & F_EMPTY_ERR) ? DIAG_ERROR : DIAG_WARNING, "empty: %s",
-                rule_text(r));
+                r->text);
         else if (j->r == &value_rules[R_STRING])
             say(j, DIAG_WARNING, "empty: NCCL takes the empty string as the value, not as unset");
         else
@@ -565,19 +609,20 @@ static void judge_string(struct judge *j)
         return;
     }
     if ((r->flags & F_MIN2) && n < 2)
-        say(j, DIAG_ERROR, "%s", rule_text(r));
+        say(j, DIAG_ERROR, "%s", r->text);
 }
 
-/* The judgement of one value: the reading, and the findings when d is set. */
-/* rule: nccl_param_rule(e->key), which the caller has looked up already. */
-static void judge(const struct entry *e, int rule, int sev, struct diag *d,
+/* The judgement of one value: the reading, and the findings when d is set.
+ * param: nccl_param_find(e->key), which the caller has looked up already
+ * (NULL: a name NCCL 2.28.9 does not read). */
+static void judge(const struct entry *e, const struct nccl_param *param, int sev, struct diag *d,
                   struct nccl_reading *out)
 {
     memset(out, 0, sizeof *out);
-    out->rule = rule;
-    if (out->rule < 0)
+    out->rule = param ? (int)param->rule : -1;
+    if (!param)
         return;
-    struct judge j = { e, &value_rules[out->rule], sev, d, out, false };
+    struct judge j = { e, &value_rules[param->rule], sev, d, out, false };
     switch (j.r->kind) {
     case V_INT:
         judge_int(&j);
@@ -596,7 +641,7 @@ static void judge(const struct entry *e, int rule, int sev, struct diag *d,
         break;
     case V_UNREAD:
         out->reads = NR_UNSET;
-        say(&j, DIAG_WARNING, "%s", rule_text(j.r));
+        say(&j, DIAG_WARNING, "%s", j.r->text);
         break;
     default:
         judge_string(&j);
@@ -607,7 +652,7 @@ static void judge(const struct entry *e, int rule, int sev, struct diag *d,
 void nccl_read(const char *key, const char *value, struct nccl_reading *r)
 {
     struct entry e = { key, value, "", 0, "" };
-    judge(&e, nccl_param_rule(key), DIAG_ERROR, NULL, r);
+    judge(&e, nccl_param_find(key), DIAG_ERROR, NULL, r);
 }
 
 void nccl_reading_json(struct buf *b, const char *key, const char *value)
@@ -624,7 +669,7 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value)
         buf_printf(b, "%lld", r.value);
     } else if (r.reads == NR_LEVEL) {
         int tl;
-        const char *t = token_at(rule_tokens(rule), (int)r.value, &tl);
+        const char *t = token_at(rule->tokens, (int)r.value, &tl);
         buf_printf(b, "\"%.*s\"", tl, t);
     } else if (r.reads == NR_LIST) {
         buf_str(b, "{");
@@ -632,8 +677,8 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value)
             int fl;
             const char *fn = token_at(nccl_collectives, f, &fl);
             buf_printf(b, "%s\"%.*s\": {", f ? ", " : "", fl, fn);
-            for (int e = 0; e < token_count(rule_tokens(rule)); e++) {
-                const char *t = token_at(rule_tokens(rule), e, &fl);
+            for (int e = 0; e < token_count(rule->tokens); e++) {
+                const char *t = token_at(rule->tokens, e, &fl);
                 buf_printf(b, "%s\"%.*s\": %u", e ? ", " : "", fl, t, r.matrix[f][e]);
             }
             buf_str(b, "}");
@@ -664,9 +709,9 @@ static const char **known_suffixes(const struct known_names *k, size_t *n)
             v[(*n)++] = k->names[i] + 5;
         }
     } else {
-        for (const char *p = nccl_names; *p; p += strlen(p) + 1) {
+        for (size_t i = 0; i < nccl_params_count; i++) {
             grow((void **)&v, &cap, *n + 1, sizeof *v);
-            v[(*n)++] = p + 1;
+            v[(*n)++] = nccl_params[i].name + 5;
         }
     }
     return v;
@@ -730,13 +775,13 @@ void validate_entry(const struct entry *e, const struct known_names *k, int sev,
              kl > NCCL_CONF_MAX ? kl : vl, NCCL_CONF_MAX);
     /* One lookup in the built-in table, for both questions: is the name
      * known (to the library given with --nccl-lib, if any), and its rule. */
-    int rule = nccl_param_rule(e->key);
-    if (k && k->names ? !known_names_has(k, e->key) : rule < 0) {
+    const struct nccl_param *param = nccl_param_find(e->key);
+    if (k && k->names ? !known_names_has(k, e->key) : !param) {
         suggest(e, k, d);
         return;
     }
     struct nccl_reading r;
-    judge(e, rule, sev, d, &r); /* a name only the given library knows: no rule, no finding */
+    judge(e, param, sev, d, &r); /* a name only the given library knows: no rule, no finding */
 }
 
 /* ---- combinations ---- */
@@ -754,7 +799,7 @@ static bool proto_excludes(const char *proto, const char *tok)
 {
     struct nccl_reading r;
     nccl_read("NCCL_PROTO", proto, &r);
-    int e = token_index(rule_tokens(&value_rules[R_PROTO]), tok, strlen(tok), true);
+    int e = token_index(value_rules[R_PROTO].tokens, tok, strlen(tok), true);
     if (r.reads != NR_LIST || e < 0)
         return false;
     for (int f = 0; f < NCCL_FUNCS; f++)
@@ -805,44 +850,26 @@ void validate_set(const struct entry *const *set, size_t n, struct diag *d)
 
 /* ---- the servers' own settings ---- */
 
-static const char *next_field(const char *s)
-{
-    return s + strlen(s) + 1;
-}
-
 void validate_servers(const struct entry *e, struct diag *d)
 {
-    /* Where each row (five strings) starts, found once: every profile line
-     * is held against every row, and walking the rows' strings each time
-     * cost a start-up a tenth of its instructions. */
-    static unsigned short row_at[32];
-    static unsigned rows;
-    if (!rows)
-        for (const char *r = server_overrides; *r && rows < ARRAY_SIZE(row_at);) {
-            row_at[rows++] = (unsigned short)(r - server_overrides);
-            for (int f = 0; f < 5; f++)
-                r = next_field(r);
-        }
-    for (unsigned i = 0; i < rows; i++) {
-        const char *key = server_overrides + row_at[i];
-        if (strcmp(key, e->key) != 0)
+    for (size_t i = 0; i < server_overrides_count; i++) {
+        const struct server_override *o = &server_overrides[i];
+        if (strcmp(o->key, e->key) != 0)
             continue;
-        const char *server = next_field(key), *what = next_field(server),
-                   *option = next_field(what), *source = next_field(option);
         size_t n = strlen(e->value);
         int shown = n > 80 ? 72 : (int)n; /* as say() shortens values */
         const char *more = n > 80 ? "..." : "";
-        if (*what == W_ALWAYS)
+        if (o->when == W_ALWAYS)
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s always %s (%s), so the "
-                 "profile's value never reaches %s", key, shown, e->value, more, server,
-                 what + 1, source, server);
-        else if (*what == W_UNSET)
+                 "profile's value never reaches %s", o->key, shown, e->value, more, o->server,
+                 o->what, o->source, o->server);
+        else if (o->when == W_UNSET)
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s only when it is unset "
-                 "(%s): the profile's value wins", key, shown, e->value, more, server,
-                 what + 1, source);
+                 "(%s): the profile's value wins", o->key, shown, e->value, more, o->server,
+                 o->what, o->source);
         else
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s when it is unset, and "
-                 "always with %s (%s): the profile's value wins unless %s is given", key,
-                 shown, e->value, more, server, what + 1, option, source, option);
+                 "always with %s (%s): the profile's value wins unless %s is given", o->key,
+                 shown, e->value, more, o->server, o->what, o->option, o->source, o->option);
     }
 }

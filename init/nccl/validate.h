@@ -2,19 +2,17 @@
 #ifndef NCCL_INIT_VALIDATE_H
 #define NCCL_INIT_VALIDATE_H
 
-#include "lib/log.h"
-#include "nccl/profile.h"
 #include "lib/buf.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "nccl/profile.h"
 
 #include <stdbool.h>
 
 /* nccl_lib.h: the names validate_entry checks a key against. */
 struct known_names;
 
-/* NCCL's nccl.conf reader (src/misc/param.cc setEnvFile) copies at most
- * this many bytes of a line's key and of its value. */
-#define NCCL_CONF_MAX 1023
-/* Would that reader cut KEY=VALUE? */
+/* Would NCCL's nccl.conf reader cut KEY=VALUE (NCCL_CONF_MAX, lib/paths.h)? */
 bool nccl_conf_cuts(const char *key, const char *value);
 
 /* What NCCL 2.28.9 makes of one value: the reading every check is based

@@ -164,6 +164,50 @@ static void load_by_name_and_path(void **state)
     xfree(path);
 }
 
+/* kv_next, the one KEY=VALUE reader (profiles, and verify's record and
+ * nccl.conf): it skips empty and '#' lines, counts every line, splits at
+ * the first '=', and leaves a NUL inside a line to the caller. */
+static void kv_reader_splits_lines(void **state)
+{
+    (void)state;
+    char text[] = "# c\n\nA=1\nNOEQ\n B=x=y\n=v\nC=a\0b\nLAST=";
+    struct kv_reader r;
+    struct kv_line l;
+    kv_begin(&r, text, sizeof text - 1);
+    assert_true(kv_next(&r, &l));
+    assert_string_equal(l.key, "A");
+    assert_string_equal(l.value, "1");
+    assert_int_equal(l.key_len, 1);
+    assert_int_equal(l.value_len, 1);
+    assert_int_equal(l.len, 3);
+    assert_int_equal(l.line, 3);
+    assert_true(kv_next(&r, &l));
+    assert_string_equal(l.key, "NOEQ");
+    assert_null(l.value);
+    assert_int_equal(l.key_len, 4);
+    assert_int_equal(l.line, 4);
+    assert_true(kv_next(&r, &l));
+    assert_string_equal(l.key, " B"); /* as written: the rules are the caller's */
+    assert_string_equal(l.value, "x=y");
+    assert_true(kv_next(&r, &l));
+    assert_int_equal(l.key_len, 0);
+    assert_string_equal(l.value, "v");
+    assert_true(kv_next(&r, &l));
+    assert_string_equal(l.key, "C");
+    assert_int_equal(l.value_len, 3); /* "a\0b" */
+    assert_memory_equal(l.value, "a\0b", 3);
+    assert_int_equal(l.line, 7);
+    assert_true(kv_next(&r, &l)); /* no final newline */
+    assert_string_equal(l.key, "LAST");
+    assert_string_equal(l.value, "");
+    assert_int_equal(l.line, 8);
+    assert_false(kv_next(&r, &l));
+    assert_false(kv_next(&r, &l));
+    char empty[] = "";
+    kv_begin(&r, empty, 0);
+    assert_false(kv_next(&r, &l));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +218,7 @@ int main(void)
         cmocka_unit_test(warnings_keep_the_line),
         cmocka_unit_test(errors_do_not_stop_the_parse),
         cmocka_unit_test(load_by_name_and_path),
+        cmocka_unit_test(kv_reader_splits_lines),
     };
     return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }

@@ -138,6 +138,9 @@ static void ranges(void **state)
     warning("NCCL_CUMEM_ENABLE", "2", "NCCL reads any positive value as 1 (on)");
     error("NCCL_CUMEM_ENABLE", "-1", "a negative one but -2 (auto) as 0 (off)");
     error("NCCL_WORK_FIFO_BYTES", "1000", "not a power of 2: NCCL ignores it and uses its default");
+    /* what NCCL reads of a value, then what it does with that */
+    error("NCCL_WORK_FIFO_BYTES", "1000x", "NCCL reads only its start, 1000; not a power of 2: ");
+    error("NCCL_NTHREADS", "0junk", "NCCL reads only its start, 0; zero or less: NCCL uses its ");
     error("NCCL_IB_GID_INDEX", "-2", "NCCL uses -1");
     error("NCCL_IB_QPS_PER_CONNECTION", "129", "room for 128 QPs");
 }
@@ -286,40 +289,37 @@ static void names(void **state)
 static void table_is_sorted_and_complete(void **state)
 {
     (void)state;
-    size_t n = 0;
-    const char *prev = NULL;
-    for (const char *p = nccl_names; *p; p += strlen(p) + 1, n++) {
-        assert_in_range((unsigned char)p[0], 1, R_COUNT);
-        if (prev)
-            assert_true(strcmp(prev + 1, p + 1) < 0);
-        prev = p;
+    assert_int_equal(nccl_params_count, 187);
+    for (size_t i = 0; i < nccl_params_count; i++) {
+        const struct nccl_param *p = &nccl_params[i];
+        assert_true(strncmp(p->name, "NCCL_", 5) == 0);
+        assert_in_range(p->rule, 0, R_COUNT - 1);
+        /* bsearch needs strcmp order */
+        if (i)
+            assert_true(strcmp(nccl_params[i - 1].name, p->name) < 0);
+        assert_ptr_equal(nccl_param_find(p->name), p);
     }
-    assert_int_equal(n, 187);
-    assert_int_equal(nccl_param_rule("NCCL_PROTO"), R_PROTO);
-    assert_int_equal(nccl_param_rule("NCCL_WORK_FIFO_BYTES"), R_WORK_FIFO);
-    assert_int_equal(nccl_param_rule("NCCL_ALGO"), R_ALGO);
-    assert_int_equal(nccl_param_rule("NCCL_NOPE"), -1);
-    assert_int_equal(nccl_param_rule("PROTO"), -1);
-    /* the scan stops early on a sorted table: prefixes and extensions */
-    assert_int_equal(nccl_param_rule("NCCL_ALG"), -1);
-    assert_int_equal(nccl_param_rule("NCCL_ALGOS"), -1);
-    assert_int_equal(nccl_param_rule("NCCL_"), -1);
-    assert_int_equal(nccl_param_rule("NCCL_ZZZ"), -1);
-    for (const char *p = nccl_names; *p; p += strlen(p) + 1) {
-        char full[128] = "NCCL_";
-        strcat(full, p + 1);
-        assert_int_equal(nccl_param_rule(full), p[0] - 1);
-    }
+    assert_int_equal(nccl_param_find("NCCL_PROTO")->rule, R_PROTO);
+    assert_int_equal(nccl_param_find("NCCL_WORK_FIFO_BYTES")->rule, R_WORK_FIFO);
+    assert_int_equal(nccl_param_find("NCCL_ALGO")->rule, R_ALGO);
+    assert_null(nccl_param_find("NCCL_NOPE"));
+    assert_null(nccl_param_find("PROTO"));
+    /* prefixes and extensions of a name are not that name */
+    assert_null(nccl_param_find("NCCL_ALG"));
+    assert_null(nccl_param_find("NCCL_ALGOS"));
+    assert_null(nccl_param_find("NCCL_"));
+    assert_null(nccl_param_find("NCCL_ZZZ"));
+    assert_null(nccl_param_find(""));
     for (size_t i = 0; i < noop_rules_count; i++)
-        assert_true(nccl_param_rule(noop_rules[i].key) >= 0);
+        assert_non_null(nccl_param_find(noop_rules[i].key));
     for (int r = 0; r < R_COUNT; r++) {
         const struct value_rule *v = &value_rules[r];
         if (v->kind == V_LIST || v->kind == V_LEVEL || v->kind == V_ENUM || v->kind == V_MASK)
-            assert_non_null(rule_tokens(v));
+            assert_non_null(v->tokens);
         if (v->kind == V_INT) {
             assert_true(v->min <= v->max);
             if (v->low == O_FAIL || v->low == O_UNDEF || v->high == O_FAIL || v->high == O_UNDEF)
-                assert_non_null(rule_text(v));
+                assert_non_null(v->text);
         }
     }
 }
@@ -342,10 +342,10 @@ static void table_matches_the_source(void **state)
         assert_non_null(tab);
         *tab = '\0';
         char *read = tab + 1;
-        int rule = nccl_param_rule(line);
-        if (rule < 0)
+        const struct nccl_param *p = nccl_param_find(line);
+        if (!p)
             fail_msg("%s is in init/nccl/nccl_params.tsv but not in the table", line);
-        int kind = value_rules[rule].kind;
+        int kind = value_rules[p->rule].kind;
         if (strncmp(read, "param", 5) == 0 && kind != V_INT)
             fail_msg("%s is an NCCL_PARAM (an int64) but its rule is not an integer", line);
         if (strncmp(read, "never", 5) == 0 && kind != V_UNREAD)
@@ -353,10 +353,7 @@ static void table_matches_the_source(void **state)
         n++;
     }
     fclose(f);
-    size_t in_table = 0;
-    for (const char *p = nccl_names; *p; p += strlen(p) + 1)
-        in_table++;
-    assert_int_equal(n, in_table);
+    assert_int_equal(n, nccl_params_count);
 }
 
 /* What render --format json says: the same reading the checks use. */
@@ -501,35 +498,33 @@ static void names_from_real_libnccl(void **state)
     assert_false(known_names_has(&k, "NCCL_SIM_INFO_INITIALIZER"));
     /* libnccl 2.28.9: exactly the source's 187 */
     assert_int_equal(k.n, 187);
-    for (const char *p = nccl_names; *p; p += strlen(p) + 1) {
-        char name[80] = "NCCL_";
-        strncat(name, p + 1, sizeof name - 6);
-        if (!known_names_has(&k, name))
-            fail_msg("%s not found in %s", name, lib);
-    }
+    for (size_t i = 0; i < nccl_params_count; i++)
+        if (!known_names_has(&k, nccl_params[i].name))
+            fail_msg("%s not found in %s", nccl_params[i].name, lib);
     known_names_free(&k);
 }
 
-/* servers.c: rows of key, server, when + what, option, source. */
+/* servers.c: each row names a key, a server, when, what, the option of a
+ * W_FLAG row and the source. */
 static void servers_table_is_well_formed(void **state)
 {
     (void)state;
-    unsigned rows = 0, sglang_cumem = 0, vllm_cumem = 0, max_connections = 0;
-    for (const char *key = server_overrides; *key; rows++) {
-        const char *server = key + strlen(key) + 1, *what = server + strlen(server) + 1,
-                   *option = what + strlen(what) + 1, *source = option + strlen(option) + 1;
-        assert_true(key_valid(key, strlen(key)));
-        assert_true(strcmp(server, "SGLang") == 0 || strcmp(server, "vLLM") == 0);
-        assert_true(*what == W_ALWAYS || *what == W_UNSET || *what == W_FLAG);
-        assert_true(strlen(what) > 1 && *source);
+    unsigned sglang_cumem = 0, vllm_cumem = 0, max_connections = 0;
+    for (size_t i = 0; i < server_overrides_count; i++) {
+        const struct server_override *o = &server_overrides[i];
+        assert_true(key_valid(o->key, strlen(o->key)));
+        assert_true(strcmp(o->server, "SGLang") == 0 || strcmp(o->server, "vLLM") == 0);
+        assert_true(o->when == W_ALWAYS || o->when == W_UNSET || o->when == W_FLAG);
+        assert_true(*o->what && *o->source);
         /* an option exactly where the condition names one */
-        assert_int_equal(*what == W_FLAG, *option != '\0');
-        sglang_cumem += strcmp(key, "NCCL_CUMEM_ENABLE") == 0 && *server == 'S' && *what == W_FLAG;
-        vllm_cumem += strcmp(key, "NCCL_CUMEM_ENABLE") == 0 && *server == 'v';
-        max_connections += strcmp(key, "CUDA_DEVICE_MAX_CONNECTIONS") == 0 && *what == W_ALWAYS;
-        key = source + strlen(source) + 1;
+        assert_int_equal(o->when == W_FLAG, *o->option != '\0');
+        sglang_cumem += strcmp(o->key, "NCCL_CUMEM_ENABLE") == 0 && *o->server == 'S' &&
+                        o->when == W_FLAG;
+        vllm_cumem += strcmp(o->key, "NCCL_CUMEM_ENABLE") == 0 && *o->server == 'v';
+        max_connections += strcmp(o->key, "CUDA_DEVICE_MAX_CONNECTIONS") == 0 &&
+                           o->when == W_ALWAYS;
     }
-    assert_int_equal(rows, 9);
+    assert_int_equal(server_overrides_count, 9);
     assert_int_equal(sglang_cumem, 1);
     assert_int_equal(max_connections, 1);
     /* vLLM dropped its NCCL_CUMEM_ENABLE override (PR #24141, 2025-09) */
@@ -545,18 +540,15 @@ static struct result server_check(const char *key, const char *value)
     return (struct result){ d.errors, d.warnings, capture_end() };
 }
 
-/* Every row is found: validate_servers() indexes the rows once, in a table
- * of fixed size, and a row past it would be silently skipped. */
+/* Every row is found by validate_servers(). */
 static void servers_every_row_warns(void **state)
 {
     (void)state;
-    for (const char *key = server_overrides; *key;) {
-        struct result r = server_check(key, "1");
+    for (size_t i = 0; i < server_overrides_count; i++) {
+        struct result r = server_check(server_overrides[i].key, "1");
         if (r.warnings < 1)
-            fail_msg("%s: no warning", key);
+            fail_msg("%s: no warning", server_overrides[i].key);
         xfree(r.out);
-        for (int f = 0; f < 5; f++)
-            key += strlen(key) + 1;
     }
 }
 
