@@ -115,11 +115,12 @@ $(BUILD)/san/nccl-init: $(SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_ST
 
 sanitize: $(BUILD)/san/nccl-init
 
-UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
+# tests/unit/PART/test_MODULE.c tests init/PART/MODULE.c.
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*/test_*.c))
 
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	gcc $(SAN_CFLAGS) -o $@ $< $(LIB_SRCS) -lcmocka -lcap
+	gcc $(SAN_CFLAGS) -Itests/unit -o $@ $< $(LIB_SRCS) -lcmocka -lcap
 
 $(BUILD)/test/exec-with-env: tests/helpers/exec-with-env.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

@@ -23,7 +23,7 @@ For each name this prints one tab-separated line:
             comma-separated
 
 nccl-init's table (init/nccl_table.c) is checked against this list by
-tests/unit/test_validate.c: the same names, and every "param" typed as an
+tests/unit/nccl/test_validate.c: the same names, and every "param" typed as an
 integer. The committed output is init/nccl/nccl_params.tsv:
 
   scripts/nccl-params.py --git /path/to/nccl --tag v2.28.9-1 > init/nccl/nccl_params.tsv

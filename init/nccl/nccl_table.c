@@ -3,7 +3,7 @@
  * Names: every NCCL_* variable libnccl 2.28.9 reads, as listed in
  * init/nccl/nccl_params.tsv (scripts/nccl-params.py over the source tag
  * v2.28.9-1: the NCCL_PARAM declarations and the direct ncclGetEnv/getenv
- * reads); tests/unit/test_validate.c checks that this table has exactly
+ * reads); tests/unit/nccl/test_validate.c checks that this table has exactly
  * those names and types every NCCL_PARAM as an integer.
  *
  * Rules: each says where in the source it comes from (file and function).

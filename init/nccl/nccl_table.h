@@ -1,7 +1,7 @@
 /* What NCCL 2.28.9 accepts: its parameter names and how it reads each value.
  * Pure data; validate.c is the one engine that interprets it. The names
  * are those of init/nccl/nccl_params.tsv (scripts/nccl-params.py over the source
- * tag v2.28.9-1), and tests/unit/test_validate.c holds the two together. */
+ * tag v2.28.9-1), and tests/unit/nccl/test_validate.c holds the two together. */
 #ifndef NCCL_INIT_NCCL_TABLE_H
 #define NCCL_INIT_NCCL_TABLE_H
 
