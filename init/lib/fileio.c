@@ -59,15 +59,12 @@ int read_file(const char *path, size_t max, char **data, size_t *len)
 }
 
 /* size is what fstat said. /proc and sysfs report 0 or 4096 whatever they
- * hold, so it is a first guess, and the end is a read of 0 bytes, except
- * that a file that gave exactly its stated size (more than 0) is done:
- * that saves a read on every profile at start-up. */
+ * hold, so it is only a first guess for the buffer; the end is a read of 0
+ * bytes. */
 int read_fd(int fd, off_t size, size_t max, char **data, size_t *len)
 {
     /* Straight into the heap: an init's stack pages count in its RSS. */
     size_t guess = size > 0 && (size_t)size < max ? (size_t)size + 1 : 256;
-    /* As large as the file and its NUL, not the next power of two: a
-     * 3760-byte profile took 4096 bytes, a page of the start-up region. */
     struct buf b = { .data = xmalloc(guess), .cap = guess };
     for (;;) {
         if (b.cap - b.len < 2)
@@ -84,8 +81,6 @@ int read_fd(int fd, off_t size, size_t max, char **data, size_t *len)
             return -e;
         }
         b.len += (size_t)n;
-        if (size > 0 && b.len == (size_t)size)
-            break;
     }
     close(fd);
     b.data[b.len] = '\0';

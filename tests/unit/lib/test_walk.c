@@ -205,8 +205,7 @@ static void refuses_a_file_with_other_links(void **state)
 }
 
 /* Every walk checks afresh: a directory that turned writable by others
- * since the last walk is refused by the next (no walk is kept for later:
- * a restart's sinks are vouched for by the receipt, receipt.h). */
+ * since the last walk is refused by the next (no walk is kept for later). */
 static void every_walk_checks_afresh(void **state)
 {
     (void)state;
