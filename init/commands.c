@@ -225,10 +225,7 @@ int cmd_verify(const struct options *o)
     return r;
 }
 
-/* Out of line: inlined into main, detect's report made main too big for
- * GCC's inliner to take resolve_or_fail in as well, which cost more bytes
- * than this call (measured with the IOMMU report, 48 bytes of text). */
-__attribute__((noinline)) int cmd_detect(const struct options *o)
+int cmd_detect(const struct options *o)
 {
     struct hardware h = { 0 };
     struct choice c;

@@ -126,8 +126,7 @@ static bool open_sink(struct sink_report *r, const char *sink, struct target *t,
 }
 
 /* What splice_write did: atomic_write's 0 and 1, and 2 for a file deleted.
- * On remove, "written" is the file written without its block. (No table of
- * pointers: each would be a relocation in the binary.) */
+ * On remove, "written" is the file written without its block. */
 #define OUTCOME(e) ((e) == 2 ? "deleted" : (e) ? "unchanged" : "written")
 
 /* Deletes t's file (flags: unlinkat's): 2 (OUTCOME), or -errno. */
