@@ -24,11 +24,12 @@
 # afterwards (scripts/bench/guard.bash, exit 1 if not).
 set -euo pipefail
 
+# A relative BENCH_BASELINE is from the caller's directory.
+BASELINE_SRC=${BENCH_BASELINE:+$(realpath -m -- "$BENCH_BASELINE")}
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 ROUNDS=${BENCH_ROUNDS:-2000}
 WARMUP=${BENCH_WARMUP:-50}
-BASELINE_SRC=${BENCH_BASELINE:-}
 SRC_INIT=build/nccl-init
 B=$PWD/build/bench
 # Measured from copies: build/nccl-init may be rebuilt while the benchmark
@@ -52,7 +53,7 @@ if [[ ! -x $SRC_INIT ]]; then
 	exit 2
 fi
 if [[ -n $BASELINE_SRC && ! -x $BASELINE_SRC ]]; then
-	echo "bench-startup: BENCH_BASELINE=$BASELINE_SRC: not an executable file" >&2
+	echo "bench-startup: BENCH_BASELINE=$BENCH_BASELINE: not an executable file" >&2
 	exit 2
 fi
 # The nccl-conf sink writes to $NCCL_CONF_FILE as given, --root or not.
@@ -111,25 +112,6 @@ for ((i = 0; i < ${#inits[@]}; i += 2)); do
 	cmds+=(:: "${inits[i]}" "${inits[i + 1]}" "${PROFILE_ARGS[@]}" --sinks none -- "$TRUE")
 done
 
-# A container restart: the init is PID 1 of a new PID namespace, so its
-# child is pid 2 every time, and every sink (the record included) is current
-# from the run before. Measured against true, the floor and tini started the
-# same way (the namespace costs as much for them). Each init has a root of
-# its own, so that each finds the files it wrote itself. Root only
-# (CLONE_NEWPID).
-if [[ $(id -u) == 0 ]] && "$TIMER" 1 0 :: probe --pid1 "$TRUE" >/dev/null 2>&1; then
-	cmds+=(:: true/pid1 --pid1 "$TRUE" :: floor/pid1 --pid1 "$FLOOR" "$TRUE")
-	[[ -z $tini ]] || cmds+=(:: tini-static/pid1 --pid1 "$TINI" -- "$TRUE")
-	for ((i = 0; i < ${#inits[@]}; i += 2)); do
-		root=$B/root-${inits[i]}-pid1
-		rm -rf "$root"
-		mkdir -p "$root/etc" "$root/run"
-		cmds+=(:: "${inits[i]}+sinks/pid1" --pid1 "${inits[i + 1]}" "${PROFILE_ARGS[@]}" --root "$root" -- "$TRUE")
-	done
-else
-	echo "note: not root, or no PID namespaces: no container-restart rows (/pid1)"
-fi
-
 # Sanity: each init must accept the profile and run the command, or the
 # timing is meaningless. The timed runs send stderr to /dev/null: say here
 # what -q leaves on it.
@@ -145,23 +127,32 @@ for ((i = 0; i < ${#inits[@]}; i += 2)); do
 		echo
 	fi
 done
-# The restart rows' first run, as PID 1 too, writes their sinks: the timed
-# runs find every file current.
-first_restarts() {
-	local g=() a
-	for a in "${cmds[@]}" ::; do
-		if [[ $a != :: ]]; then
-			g+=("$a")
-			continue
+
+# A container restart: the init is PID 1 of a new PID namespace, so its
+# child is pid 2 every time, and every sink (the record included) is current
+# from the run before. Measured against true, the floor and tini started the
+# same way (the namespace costs as much for them). Each init has a root of
+# its own, so that each finds the files it wrote itself. Root only
+# (CLONE_NEWPID).
+if [[ $(id -u) == 0 ]] && "$TIMER" 1 0 :: probe --pid1 "$TRUE" >/dev/null 2>&1; then
+	cmds+=(:: true/pid1 --pid1 "$TRUE" :: floor/pid1 --pid1 "$FLOOR" "$TRUE")
+	[[ -z $tini ]] || cmds+=(:: tini-static/pid1 --pid1 "$TINI" -- "$TRUE")
+	for ((i = 0; i < ${#inits[@]}; i += 2)); do
+		root=$B/root-${inits[i]}-pid1
+		rm -rf "$root"
+		mkdir -p "$root/etc" "$root/run"
+		restart=("${inits[i]}+sinks/pid1" --pid1 "${inits[i + 1]}" "${PROFILE_ARGS[@]}" --root "$root" -- "$TRUE")
+		# Its first run, as PID 1 too, writes the sinks: the timed runs
+		# find every file current.
+		if ! "$TIMER" 1 0 :: "${restart[@]}" >/dev/null; then
+			echo "bench-startup: ${restart[*]:2} failed as PID 1" >&2
+			exit 1
 		fi
-		if [[ ${g[0]-} == *+sinks/pid1 ]] && ! "$TIMER" 1 0 :: "${g[@]}" >/dev/null; then
-			echo "bench-startup: ${g[0]}: ${g[*]:2} failed as PID 1" >&2
-			return 1
-		fi
-		g=()
+		cmds+=(:: "${restart[@]}")
 	done
-}
-first_restarts
+else
+	echo "note: not root, or no PID namespaces: no container-restart rows (/pid1)"
+fi
 
 echo "== start-up: spawn to reap, ${ROUNDS} interleaved rounds (+${WARMUP} warm-up), order rotating per round =="
 # List the commands ("::" starts each group, then LABEL, then the command),
@@ -226,7 +217,8 @@ def syscalls(cmd):
     with tempfile.NamedTemporaryFile("r") as f:
         subprocess.run(["strace", "-f", "-c", "-o", f.name] + cmd, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
-        m = re.search(r"^-+.*\n100\.00\s+\S+\s+\S+\s+(\d+)\s+(\d+)?", f.read(), re.M)
+        # The calls of the total line: a row of its own can be at 100.00 %.
+        m = re.search(r"^100\.00\s+\S+\s+\S+\s+(\d+)\s+(?:\d+\s+)?total$", f.read(), re.M)
         return int(m.group(1)) if m else None
 
 def faults(cmd):
