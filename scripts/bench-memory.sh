@@ -16,7 +16,7 @@
 # Run by `make bench`.
 #
 #   BENCH_MEMORY_ENV_BYTES  size of (a)'s /etc/environment (default 4000000:
-#                           under the 4 MiB a sink reads, init/atomic.c)
+#                           under the 4 MiB a sink reads, init/lib/atomic.c)
 #   BENCH_MEMORY_VARS       (b)'s inherited variables (default 100000)
 #   BENCH_MEMORY_ORPHANS    (c)'s orphans (default 10000)
 #   BENCH_MEMORY_SIGNALS    (d)'s signals (default 10000)

@@ -14,7 +14,7 @@
 #      tests/helpers/server_models.py, each init with its default stop; k/K
 #      rounds in which the server drained before any child got SIGTERM
 #
-# then the verdicts for nccl-init and a markdown table for the README.
+# then a side-by-side table and a markdown one for the README.
 # Run by `make bench`. Needs root (apt-get, PID namespaces via unshare).
 #
 #   BENCH_PID1_ROUNDS          start-up rounds (default 1000)
@@ -29,7 +29,7 @@
 # script checks that /etc/environment, the Python sitecustomize files,
 # /etc/nccl.conf and /run/nccl-init are the same afterwards (exit 1 if not).
 # Everything else it writes is under build/bench/. It reports, it does not
-# gate: exit 0 once the measurements ran, whatever the verdicts.
+# judge: exit 0 once the measurements ran.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
