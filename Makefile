@@ -5,7 +5,8 @@
 #                   manifest validator's npm packages (tests/k8s)
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
 #   make demo       build and run a command under the bundled pcie-8gpu profile
-#   make bench      benchmarks: size, start-up overhead, the Python hook's cost, memory
+#   make bench      benchmarks that report (no verdicts): start-up against true, the floor and
+#                   tini-static (BENCH_BASELINE=OLD-BINARY adds its rows), the Python hook, PID 1, verify, memory
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
 #   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
