@@ -3,9 +3,11 @@
  * A start allocates a few dozen small blocks (the profile's text, the
  * composed environment, the sinks' files) and frees them once the child
  * runs. They come from one arena in .bss, handed out in order; a block
- * too large for it goes to malloc. Measured against malloc alone, the
- * arena saves mallocng's mmaps and their page faults, some 60 to 90 µs
- * of a start (issue 23's interleaved run). Freeing a block in the arena
+ * too large for it goes to malloc. Against a build that takes every block
+ * from malloc, the arena saved 47 µs of a start without sinks and 82 µs
+ * of a restart as PID 1 (9 and 11 system calls, mallocng's mmaps and
+ * their page faults; scripts/bench-startup.sh, 2000 interleaved rounds,
+ * doc/performance.md). Freeing a block in the arena
  * gives its room back only when it is the last one, which is what the
  * grow-and-free patterns of the buffers need.
  *
