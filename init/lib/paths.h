@@ -12,6 +12,26 @@
 #define RECORD_ENV RECORD_DIR "/profile.env"
 #define RECORD_STATE RECORD_DIR "/state.json"
 
+/* What the record's readers take (the env plugin, plugin/record.c; the
+ * Python hook; verify): at most this many bytes in all, this many lines,
+ * and this many bytes in a line without its newline. The writer leaves out
+ * a longer line and gives up on a larger record, each with a warning, so
+ * that a record nccl-init wrote is always one its readers trust. A value
+ * longer than PATH_MAX has no use to NCCL. */
+#define RECORD_SIZE_MAX 65536
+#define RECORD_LINES_MAX 512
+#define RECORD_LINE_MAX 4096
+/* The record's one line that is not a variable of the resolved set:
+ * NCCL_INIT_ENFORCE=1 when the start had --enforce, so that every value of
+ * the record beats the process's own (the env plugin). Absent otherwise. */
+#define RECORD_ENFORCE "NCCL_INIT_ENFORCE"
+
+/* The NCCL env plugin: the name NCCL's dlopen looks for when NCCL_ENV_PLUGIN
+ * is unset (src/plugin/plugin_open.cc, NCCL 2.28), and where make install
+ * puts it, relative to the directory of the nccl-init binary. */
+#define ENV_PLUGIN_NAME "libnccl-env.so"
+#define ENV_PLUGIN_BESIDE "../lib/nccl-init/" ENV_PLUGIN_NAME
+
 /* The files the other sinks write, as seen from the root. */
 #define ETC_ENVIRONMENT "/etc/environment"
 #define ETC_NCCL_CONF "/etc/nccl.conf"
