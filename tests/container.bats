@@ -187,6 +187,10 @@ skip_if_offline() {
     assert_line pcie-8gpu.env
     assert_line auto.rules
     assert_line tools-ok
+    # NCCL's env plugin beside the binary, and in the loader's cache
+    run prun --rm --entrypoint /sbin/ldconfig "$IMG" -p
+    assert_success
+    assert_line --regexp '^[[:space:]]+libnccl-env\.so .*=> /usr/local/lib/nccl-init/libnccl-env\.so$'
 }
 
 @test "the ENTRYPOINT runs CMD overrides under nccl-init as PID 1; -e NCCL_INIT_PROFILE picks the profile" {
@@ -361,6 +365,31 @@ time.sleep(3600)"
     [[ "$stderr" == *"warning: sink python: "*"Read-only file system; skipped"* ]]
 }
 
+# The real libnccl 2.28.9 of this machine, bind-mounted into the image,
+# up to ncclGetUniqueId (no GPU): with the root read-only, /etc/nccl.conf
+# cannot name the plugin, and NCCL's own dlopen("libnccl-env.so") finds it
+# through the loader's cache. The record is on the /run tmpfs podman gives
+# a read-only container.
+@test "--read-only root: NCCL loads the env plugin by itself, and an env -i process gets the profile" {
+    need_image "$IMG"
+    local lib=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
+    [ -r "$lib" ] || skip "no libnccl.so.2 on this machine"
+    printf 'NCCL_SOCKET_IFNAME=lo\nNCCL_PROTO=LL\n' >"$TMP/lo.env"
+    run --separate-stderr prun --rm --read-only -e NCCL_INIT_PROFILE=/profiles/lo.env \
+        -v "$TMP:/profiles:ro" -v "$lib:/opt/nccl/libnccl.so.2:ro" -v "$REPO/tests/helpers:/helpers:ro" \
+        "$IMG" env -i NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV \
+        /usr/bin/python3 -S /helpers/nccl-conf-probe.py /opt/nccl/libnccl.so.2 NCCL_SOCKET_IFNAME
+    echo "$output"
+    echo "$stderr"
+    assert_success
+    [[ "$stderr" == *"warning: sink nccl-conf: /etc/nccl.conf: "*"Read-only file system; skipped"* ]]
+    assert_output --partial "ENV/Plugin: Using nccl-init (v1)"
+    assert_output --partial "Successfully loaded external env plugin /usr/local/lib/nccl-init/libnccl-env.so"
+    assert_output --partial "NCCL_SOCKET_IFNAME set by environment to lo"
+    # NCCL had it from the plugin: the process's environment never did
+    assert_line "NCCL_SOCKET_IFNAME unset"
+}
+
 @test "--user 65532: the command runs, the sinks that need root are skipped with warnings" {
     need_image "$IMG"
     run --separate-stderr prun --rm --user 65532 -e NCCL_INIT_PROFILE=pcie-8gpu "$IMG" \
@@ -382,7 +411,8 @@ time.sleep(3600)"
         awk "/^CapEff:/ { print \$2 }" /proc/self/status
         env -i /usr/bin/python3 -c "import os; print(os.environ.get(\"NCCL_PROTO\"))"
         grep -c "^NCCL_PROTO=LL$" /etc/nccl.conf
-        grep -c "^NCCL_PROTO=LL$" /run/nccl-init/profile.env'
+        grep -c "^NCCL_PROTO=LL$" /run/nccl-init/profile.env
+        grep "^NCCL_ENV_PLUGIN=" /etc/nccl.conf'
     echo "$stderr"
     assert_success
     assert_line --index 0 0000000000000000
@@ -390,6 +420,8 @@ time.sleep(3600)"
     assert_line --index 1 LL
     assert_line --index 2 1
     assert_line --index 3 1
+    # the nccl.conf block names the plugin installed beside the binary
+    assert_line --index 4 NCCL_ENV_PLUGIN=/usr/local/lib/nccl-init/libnccl-env.so
     [[ "$stderr" != *"warning: sink"* ]]
 }
 
