@@ -293,9 +293,10 @@ static int held_records(pid_t pid, struct records *rs, int *site, int *plugin)
         const struct record *rec = record_of_fd(rs, link);
         if (!rec)
             continue;
-        l.len = 0;
-        buf_printf(&l, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
-        int path = fd_is_path(link);
+        char info[64];
+        struct buf i = BUF_FIXED(info);
+        buf_printf(&i, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
+        int path = fd_is_path(info); /* < 0: closed meanwhile, neither */
         int *held = path > 0 ? plugin : path == 0 ? site : NULL;
         if (held && *held < 0)
             *held = (int)(rec - rs->v);
