@@ -677,3 +677,298 @@ print("ok")' "$output" "$TMP/other.conf"
     assert_line --regexp "^$big +python3 +not verified: too large"
     assert_line --partial "pid $big: not verified: cannot read its NCCL conf file (/proc/$big/root$TMP/big.conf): larger than 1 MiB"
 }
+
+# --- nccl-init's NCCL env plugin (issue 24) ---
+#
+# Once the plugin has trusted and parsed the record at NCCL's first init, it
+# keeps an O_PATH descriptor of it for the life of the process; the hook's
+# is O_RDONLY. The processes below leave the same evidence by hand (python3
+# -S: no hook), with a stand-in libnccl.so.2 mapped where NCCL must be.
+
+# Writes the record /run/nccl-init/profile.env from the lines "$@" (root,
+# 0644), replacing the one there by rename as the record sink does.
+write_record() {
+    mkdir -p /run/nccl-init
+    printf '%s\n' "$@" >/run/nccl-init/.profile.env.tmp
+    chmod 0644 /run/nccl-init/.profile.env.tmp
+    mv -f /run/nccl-init/.profile.env.tmp /run/nccl-init/profile.env
+}
+
+D1=1111111111111111111111111111111111111111111111111111111111111111
+D2=2222222222222222222222222222222222222222222222222222222222222222
+RECORD=/run/nccl-init/profile.env
+
+# $TMP/lib/libnccl.so.2: a library that says it is NCCL 2.28.9.
+fake_libnccl() {
+    command -v gcc >/dev/null || skip "no gcc"
+    mkdir -p "$TMP/lib"
+    echo 'const char nccl_version[] = "NCCL version 2.28.9+cuda13.0";' >"$TMP/lib/v.c"
+    gcc -shared -fPIC -o "$TMP/lib/libnccl.so.2" "$TMP/lib/v.c"
+}
+
+# $TMP/hold.py READY STEP...: takes the steps in order: lib=PATH loads a
+# library, plugin=FILE opens FILE O_PATH (the env plugin's descriptor),
+# site=FILE opens it read-only (the hook's), mark=FILE creates FILE,
+# wait=FILE waits until FILE exists. Then it writes its pid to READY and
+# stays.
+hold_script() {
+    cat >"$TMP/hold.py" <<'PY'
+import ctypes, os, sys, time
+keep = []
+for step in sys.argv[2:]:
+    kind, _, arg = step.partition("=")
+    if kind == "lib":
+        keep.append(ctypes.CDLL(arg))
+    elif kind == "plugin":
+        keep.append(os.open(arg, os.O_PATH | os.O_CLOEXEC))
+    elif kind == "site":
+        keep.append(os.open(arg, os.O_RDONLY | os.O_CLOEXEC))
+    elif kind == "mark":
+        open(arg, "w").close()
+    elif kind == "wait":
+        while not os.path.exists(arg):
+            time.sleep(0.02)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)
+PY
+}
+
+# hold_start [ENV...] -- STEP...: hold.py under python3 -S (no hook) in the
+# environment ENV only; held_wait waits for its steps and sets HELD to its
+# pid. hold: both.
+hold_start() {
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    [ -e "$TMP/hold.py" ] || hold_script
+    rm -f "$TMP/held"
+    env -i "${envs[@]}" /usr/bin/python3 -S "$TMP/hold.py" "$TMP/held" "$@" &
+    PIDS+=($!)
+}
+
+held_wait() {
+    for _ in $(seq 400); do [ -e "$TMP/held" ] && break; sleep 0.02; done
+    HELD=$(cat "$TMP/held")
+}
+
+hold() {
+    hold_start "$@"
+    held_wait
+}
+
+# the fields of process $2 in verify's JSON $1, checked by the Python
+# expression $3 (p: the process); not through run, so that $output stays
+json_check() {
+    python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+p = [p for p in d["processes"] if p["pid"] == int(sys.argv[2])][0]
+assert eval(sys.argv[3]), p' "$1" "$2" "$3"
+}
+
+@test "env plugin: a key absent from a tree process's environment, the plugin's descriptor held: plugin" {
+    # under nccl-init (record sink only): the child drops NCCL_PROTO from
+    # its environment and holds the record as the plugin does; found as a
+    # Python process in the tree, no libnccl mapped
+    hold_script
+    env -i PATH=/usr/bin:/bin "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- \
+        env -u NCCL_PROTO /usr/bin/python3 -S "$TMP/hold.py" "$TMP/child" "plugin=$RECORD" 2>"$TMP/init.log" &
+    PIDS+=($!)
+    for _ in $(seq 400); do [ -e "$TMP/child" ] && break; sleep 0.02; done
+    child=$(cat "$TMP/child")
+    run --separate-stderr "$NI" verify
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$child +python3 +env +env +env +env +plugin$"
+    assert_line --regexp "^1 process checked, 1 with every value "
+    run --separate-stderr "$NI" verify --json
+    json_check "$output" "$child" 'p["variables"]["NCCL_PROTO"] == {"via": "plugin", "value": "LL"}'
+    digest=$(sed -n 's/^NCCL_INIT_DIGEST=//p' "$RECORD")
+    json_check "$output" "$child" 'p["env_plugin"] == {"record": "'"$digest"'", "enforce": False, "setting": None} and p["site_digest"] is None'
+    # without the descriptor the same process would be MISSING: the
+    # evidence is the O_PATH descriptor, not the record's existence
+    hold NCCL_ALGO=Ring -- "site=$RECORD"
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    assert_line --regexp "^$HELD +python3 +env +site +site +site +site$"
+}
+
+@test "env plugin: an enforced record beats the process's own value (plugin, exit 0); not enforced: CONFLICT, exit 1" {
+    fake_libnccl
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_ENFORCE=1 NCCL_INIT_PROFILE=hand
+    # every key in its environment, one of them another value: the
+    # descriptors are looked at because it maps a libnccl
+    hold NCCL_ALGO=Tree NCCL_PROTO=LL -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    enforced=$HELD
+    run --separate-stderr "$NI" verify --pid "$enforced"
+    echo "$output"
+    assert_success
+    # NCCL_INIT_ENFORCE is no variable of the resolved set: no column
+    assert_line --regexp '^PID +COMMAND +ALGO +PROTO +LIBNCCL$'
+    assert_line --regexp "^$enforced +python3 +plugin +plugin +2\.28\.9\+cuda13\.0$"
+    refute_line --partial "the profile says"
+    assert_line --partial "1 process checked, 1 with every value"
+    run --separate-stderr "$NI" verify --json --pid "$enforced"
+    assert_success
+    json_check "$output" "$enforced" 'p["variables"] == {"NCCL_ALGO": {"via": "plugin", "value": "Ring"}, "NCCL_PROTO": {"via": "plugin", "value": "LL"}} and p["env_plugin"] == {"record": "'"$D1"'", "enforce": True, "setting": None} and p["ok"]'
+    # the same record without the enforce line: the plugin gives NCCL the
+    # environment's value first
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
+    hold NCCL_ALGO=Tree NCCL_PROTO=LL -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    plain=$HELD
+    run --separate-stderr "$NI" verify --pid "$plain"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$plain +python3 +CONFLICT +env +2\.28\.9\+cuda13\.0$"
+    assert_line "pid $plain: NCCL_ALGO=Tree, the profile says Ring"
+    run --separate-stderr "$NI" verify --json --pid "$plain"
+    assert_failure 1
+    json_check "$output" "$plain" 'p["env_plugin"]["enforce"] is False and p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Tree"}'
+}
+
+@test "env plugin: the keys NCCL reads before the plugin loads (NCCL_DEBUG) are never plugin" {
+    fake_libnccl
+    write_record NCCL_DEBUG=WARN NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_ENFORCE=1 NCCL_INIT_PROFILE=hand
+    # enforced, and its own NCCL_DEBUG: NCCL's getenv reads that one
+    hold NCCL_DEBUG=INFO NCCL_PROTO=Simple -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    own=$HELD
+    # neither in its environment: nothing gives it NCCL_DEBUG
+    hold -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    none=$HELD
+    run --separate-stderr "$NI" verify --pid "$own" --pid "$none"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp '^PID +COMMAND +DEBUG +PROTO +LIBNCCL$'
+    assert_line --regexp "^$own +python3 +CONFLICT +plugin +2\.28\.9"
+    assert_line "pid $own: NCCL_DEBUG=INFO, the profile says WARN"
+    assert_line --regexp "^$none +python3 +MISSING +plugin +2\.28\.9"
+    assert_line --partial "2 processes checked, 0 with every value"
+}
+
+@test "env plugin: /etc/nccl.conf with another value beats the plugin's record: nccl.conf CONFLICT; enforced: plugin" {
+    fake_libnccl
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
+    # NCCL applies nccl.conf with setenv before the plugin answers
+    printf 'NCCL_PROTO=Simple\nNCCL_ALGO=Ring\n' >/etc/nccl.conf
+    hold -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_failure 1
+    # the same value in both: the plugin's
+    assert_line --regexp "^$HELD +python3 +plugin +CONFLICT +2\.28\.9"
+    assert_line "pid $HELD: NCCL_PROTO=Simple (from /etc/nccl.conf, which NCCL applies before its env plugin answers), the profile says LL"
+    run --separate-stderr "$NI" verify --json --pid "$HELD"
+    json_check "$output" "$HELD" 'p["variables"]["NCCL_PROTO"] == {"via": "CONFLICT", "value": "Simple"} and p["variables"]["NCCL_ALGO"]["via"] == "plugin"'
+    # enforced: the record's value whatever nccl.conf set
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_ENFORCE=1 NCCL_INIT_PROFILE=hand
+    hold -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$HELD +python3 +plugin +plugin +2\.28\.9"
+    # without the plugin's descriptor: nccl.conf as before
+    hold -- "lib=$TMP/lib/libnccl.so.2"
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    assert_failure 1
+    assert_line --regexp "^$HELD +python3 +nccl.conf +CONFLICT +2\.28\.9"
+    assert_line "pid $HELD: NCCL_PROTO=Simple, the profile says LL"
+}
+
+@test "env plugin: the hook's read-only descriptor is still site; a process holding both, of one record or of two" {
+    fake_libnccl
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
+    hold -- "site=$RECORD"
+    site=$HELD
+    # both, of the same record, the key absent: the hook set it (the
+    # plugin then gives NCCL the environment's value)
+    hold -- "lib=$TMP/lib/libnccl.so.2" "site=$RECORD" "plugin=$RECORD"
+    both=$HELD
+    run --separate-stderr "$NI" verify --pid "$site" --pid "$both"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$site +python3 +site +site +-$"
+    assert_line --regexp "^$both +python3 +site +site +2\.28\.9"
+    run --separate-stderr "$NI" verify --json --pid "$site" --pid "$both"
+    json_check "$output" "$site" 'p["site_digest"] == "'"$D1"'" and p["env_plugin"] is None'
+    json_check "$output" "$both" 'p["site_digest"] == "'"$D1"'" and p["env_plugin"]["record"] == "'"$D1"'"'
+    # of two: the hook took the first record, a restart replaced it before
+    # NCCL's init, and the plugin took the second, enforced
+    hold_start -- "lib=$TMP/lib/libnccl.so.2" "site=$RECORD" "mark=$TMP/opened" "wait=$TMP/go" "plugin=$RECORD"
+    for _ in $(seq 400); do [ -e "$TMP/opened" ] && break; sleep 0.02; done
+    write_record NCCL_ALGO=Tree NCCL_PROTO=LL NCCL_INIT_DIGEST=$D2 NCCL_INIT_ENFORCE=1 NCCL_INIT_PROFILE=hand
+    touch "$TMP/go"
+    held_wait
+    two=$HELD
+    [[ "$(ls -l /proc/$two/fd)" == *"$RECORD (deleted)"* ]]
+    run --separate-stderr "$NI" verify --pid "$two"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$two +python3 +plugin +plugin +2\.28\.9"
+    run --separate-stderr "$NI" verify --json --pid "$two"
+    json_check "$output" "$two" 'p["site_digest"] == "'"$D1"'" and p["env_plugin"] == {"record": "'"$D2"'", "enforce": True, "setting": None}'
+}
+
+@test "env plugin: the same record without enforce, two records held: the hook's older value is what NCCL gets" {
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
+    fake_libnccl
+    hold_start -- "lib=$TMP/lib/libnccl.so.2" "site=$RECORD" "mark=$TMP/opened" "wait=$TMP/go" "plugin=$RECORD"
+    for _ in $(seq 400); do [ -e "$TMP/opened" ] && break; sleep 0.02; done
+    write_record NCCL_ALGO=Tree NCCL_PROTO=LL NCCL_INIT_DIGEST=$D2 NCCL_INIT_PROFILE=hand
+    touch "$TMP/go"
+    held_wait
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$HELD +python3 +CONFLICT +site +2\.28\.9"
+    assert_line "pid $HELD: NCCL_ALGO=Ring (by the site hook, from an older record, digest 111111111111), the profile says Tree"
+}
+
+@test "env plugin: only the plugin holds an older record: its value, CONFLICT naming that record" {
+    fake_libnccl
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
+    hold -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    write_record NCCL_ALGO=Tree NCCL_PROTO=LL NCCL_INIT_DIGEST=$D2 NCCL_INIT_PROFILE=hand
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$HELD +python3 +CONFLICT +plugin +2\.28\.9"
+    assert_line "pid $HELD: NCCL_ALGO=Ring (by the env plugin, from an older record, digest 111111111111), the profile says Tree"
+}
+
+@test "env plugin: NCCL_ENV_PLUGIN without the plugin's descriptor gives a note; the exit status stays" {
+    fake_libnccl
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
+    hold NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_ENV_PLUGIN=None -- "lib=$TMP/lib/libnccl.so.2"
+    none=$HELD
+    hold NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_ENV_PLUGIN=$'/opt/x/libnccl-env-\e[2J.so' -- "lib=$TMP/lib/libnccl.so.2"
+    other=$HELD
+    # unset: nothing to say (NCCL looks for libnccl-env.so)
+    hold NCCL_ALGO=Ring NCCL_PROTO=LL -- "lib=$TMP/lib/libnccl.so.2"
+    unset_=$HELD
+    # no libnccl: NCCL is not there to read it
+    hold NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_ENV_PLUGIN=none --
+    nolib=$HELD
+    # with the plugin's descriptor: nccl-init's plugin answers, whatever the name
+    hold NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_ENV_PLUGIN=/usr/local/lib/nccl-init/libnccl-env.so -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
+    plugin=$HELD
+    run --separate-stderr "$NI" verify --pid "$none" --pid "$other" --pid "$unset_" --pid "$nolib" --pid "$plugin"
+    echo "$output"
+    assert_success
+    assert_line "pid $none: NCCL_ENV_PLUGIN=None (in its environment): NCCL reads its environment directly, not through nccl-init's env plugin"
+    assert_line 'pid '"$other"': NCCL_ENV_PLUGIN=/opt/x/libnccl-env-\x1b[2J.so (in its environment): NCCL loads that env plugin, and no nccl-init env plugin holds the record'
+    [ "$(grep -c NCCL_ENV_PLUGIN <<<"$output")" = 2 ]
+    ! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' <<<"$output"
+    assert_line --partial "5 processes checked, 5 with every value"
+    # from /etc/nccl.conf, which NCCL applies before it looks for a plugin
+    printf 'NCCL_ENV_PLUGIN=none\n' >/etc/nccl.conf
+    run --separate-stderr "$NI" verify --pid "$unset_"
+    assert_success
+    assert_line "pid $unset_: NCCL_ENV_PLUGIN=none (from /etc/nccl.conf): NCCL reads its environment directly, not through nccl-init's env plugin"
+    run --separate-stderr "$NI" verify --json --pid "$none" --pid "$unset_" --pid "$nolib" --pid "$plugin"
+    assert_success
+    json_check "$output" "$none" 'p["env_plugin"] == {"record": None, "enforce": False, "setting": {"value": "None", "from": "env"}}'
+    json_check "$output" "$unset_" 'p["env_plugin"] == {"record": None, "enforce": False, "setting": {"value": "none", "from": "nccl.conf"}}'
+    json_check "$output" "$nolib" 'p["env_plugin"] is None'
+    json_check "$output" "$plugin" 'p["env_plugin"] == {"record": "'"$D1"'", "enforce": False, "setting": {"value": "/usr/local/lib/nccl-init/libnccl-env.so", "from": "env"}} and p["variables"]["NCCL_ALGO"]["via"] == "env"'
+}

@@ -1,8 +1,8 @@
 #include "inspect/verify.h"
 
 #include "nccl/nccl_lib.h"
+#include "nccl/plugin_keys.h"
 #include "nccl/profile.h"
-#include "lib/paths.h"
 #include "lib/proc_scan.h"
 #include "lib/procfs.h"
 #include "lib/fileio.h"
@@ -77,6 +77,13 @@ static const char *lookup(const struct set *s, const char *key)
     return NULL;
 }
 
+/* Whether a record has the line RECORD_ENFORCE=1 (a start with --enforce). */
+static bool enforced(const struct set *record)
+{
+    const char *e = lookup(record, RECORD_ENFORCE);
+    return e && strcmp(e, "1") == 0;
+}
+
 /* A record file as some process holds it open: the current one (index 0)
  * or an older one that a later start replaced (its name says
  * "(deleted)"). Each distinct file is read once. */
@@ -85,6 +92,7 @@ struct record {
     ino_t ino;
     struct set pairs;
     const char *digest;
+    bool enforce; /* RECORD_ENFORCE=1: the env plugin gives its values first */
 };
 
 struct records {
@@ -208,7 +216,7 @@ static const struct record *record_of_fd(struct records *rs, const char *link)
     for (size_t i = 0; i < rs->n; i++)
         if (rs->v[i].dev == st.st_dev && rs->v[i].ino == st.st_ino)
             return &rs->v[i];
-    struct record r = { st.st_dev, st.st_ino, { 0 }, NULL };
+    struct record r = { st.st_dev, st.st_ino, { 0 }, NULL, false };
     char *text;
     size_t len;
     if (read_file(link, RECORD_MAX, &text, &len) < 0)
@@ -218,30 +226,59 @@ static const struct record *record_of_fd(struct records *rs, const char *link)
     r.digest = lookup(&r.pairs, "NCCL_INIT_DIGEST");
     if (!r.digest)
         return NULL; /* not a record nccl-init wrote */
+    r.enforce = enforced(&r.pairs);
     grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v);
     rs->v[rs->n] = r;
     return &rs->v[rs->n++];
 }
 
-/* Which record the site hook holds open in this process: the hook opens
- * the record read-only at start-up and keeps the descriptor for the life
- * of the process (forked children inherit it with the environment; exec
- * closes it). Only the process itself can put a descriptor in its table,
- * so no other user can forge one or take it away. *held: the record's
- * index in rs, or -1 when the process holds none. Returns 0, or -errno
- * when its descriptors cannot be read. */
-static int held_record(pid_t pid, struct records *rs, int *held)
+/* Whether the descriptor behind /proc/PID/fdinfo/N (path) was opened
+ * O_PATH: its "flags:" field, in octal, has 010000000 (the kernel's
+ * O_PATH, Linux's uapi asm-generic/fcntl.h; musl and glibc define O_PATH
+ * as the same bit on x86_64 and aarch64). -errno when it cannot be read
+ * (closed meanwhile). */
+static int fd_is_path(const char *path)
+{
+    char *text, *end;
+    size_t len;
+    int e = read_file(path, 4096, &text, &len);
+    if (e < 0)
+        return e;
+    const char *f = memmem(text, len, "flags:\t", 7);
+    long long flags = 0;
+    for (end = f ? (char *)f + 7 : NULL; end && *end >= '0' && *end <= '7'; end++)
+        flags = flags * 8 + (*end - '0');
+    xfree(text);
+    if (!f)
+        return -ENODATA;
+    return (flags & 010000000) != 0;
+}
+
+/* Which records this process holds open, and who holds them:
+ * - the site hook opens the record read-only at start-up and keeps the
+ *   descriptor for the life of the process (forked children inherit it
+ *   with the environment; exec closes it);
+ * - nccl-init's NCCL env plugin, once it has trusted and parsed the record
+ *   at NCCL's first init, keeps an O_PATH descriptor of it until NCCL
+ *   finalizes the plugin.
+ * /proc/PID/fdinfo/N's flags tell the two apart. A process may hold both,
+ * of the same record or of two (a restart replaced the record between the
+ * hook's start and NCCL's init). Only the process itself can put a
+ * descriptor in its table, so no other user can forge one or take it away.
+ * *site, *plugin: the records' indexes in rs, or -1 for none; the first
+ * descriptor of each kind counts. Returns 0, or -errno when its
+ * descriptors cannot be read. */
+static int held_records(pid_t pid, struct records *rs, int *site, int *plugin)
 {
     char dir[32];
     struct buf d = BUF_FIXED(dir);
     buf_printf(&d, "/proc/%d/fd", (int)pid);
-    *held = -1;
+    *site = *plugin = -1;
     DIR *fds = opendir(dir);
     if (!fds)
         return -errno;
-    const struct record *rec = NULL;
     int err = 0;
-    while (!rec) {
+    while (*site < 0 || *plugin < 0) {
         errno = 0;
         struct dirent *e = readdir(fds);
         if (!e) {
@@ -253,11 +290,18 @@ static int held_record(pid_t pid, struct records *rs, int *held)
         char link[64];
         struct buf l = BUF_FIXED(link);
         buf_printf(&l, "%s/%s", dir, e->d_name);
-        rec = record_of_fd(rs, link);
+        const struct record *rec = record_of_fd(rs, link);
+        if (!rec)
+            continue;
+        char info[64];
+        struct buf i = BUF_FIXED(info);
+        buf_printf(&i, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
+        int path = fd_is_path(info); /* < 0: closed meanwhile, neither */
+        int *held = path > 0 ? plugin : path == 0 ? site : NULL;
+        if (held && *held < 0)
+            *held = (int)(rec - rs->v);
     }
     closedir(fds);
-    if (rec)
-        *held = (int)(rec - rs->v);
     return -err;
 }
 
@@ -397,7 +441,8 @@ static int read_resolved(const char *root, struct set *want, struct records *rec
     struct stat st;
     if (stat(path.data, &st) == 0) {
         grow((void **)&recs->v, &recs->cap, 1, sizeof *recs->v);
-        recs->v[recs->n++] = (struct record){ st.st_dev, st.st_ino, *want, r->digest };
+        recs->v[recs->n++] =
+            (struct record){ st.st_dev, st.st_ino, *want, r->digest, enforced(want) };
         recs->owner = st.st_uid;
     }
     buf_free(&path);
@@ -589,14 +634,43 @@ static void select_procs(const struct verify_options *o, struct proc *procs, siz
 struct evidence {
     char *env; /* its exec-time environment */
     size_t len;
-    int held;         /* the record its site hook holds (index in recs); -1: none */
-    struct set user;  /* the user's conf file, when a key needs it */
-    struct buf uname; /* that file's name */
+    const struct record *site;   /* the record its site hook holds; NULL: none */
+    const struct record *plugin; /* the record nccl-init's env plugin holds; NULL: none */
+    struct set user;             /* the user's conf file, when a key needs it */
+    struct buf uname;            /* that file's name */
 };
 
 /* gather's result for a process that has exited since the walk of /proc:
  * not a failure, there is simply nothing left to check. */
 #define EXITED 1
+
+/* The value the site hook set for key: the record's, when the key is
+ * absent from the exec environment (the hook sets exactly those) and the
+ * value is valid UTF-8 (the only values the hook carries). */
+static const char *site_value(const struct evidence *ev, const char *key)
+{
+    const char *sv = ev->site ? lookup(&ev->site->pairs, key) : NULL;
+    return sv && utf8_valid(sv, strlen(sv)) ? sv : NULL;
+}
+
+/* The value nccl-init's env plugin has for key: the record's, for a key
+ * that NCCL asks the plugin for (its own parameters, NCCL_*, and not the
+ * ones it reads with getenv before the plugin is loaded). */
+static const char *plugin_value(const struct evidence *ev, const char *key)
+{
+    if (!ev->plugin || strncmp(key, "NCCL_", 5) != 0 || nccl_read_before_plugin(key))
+        return NULL;
+    return lookup(&ev->plugin->pairs, key);
+}
+
+/* Whether key's value is known without the user's conf file: NCCL reads
+ * that file only for what the enforced record, the environment and the
+ * hook leave unset. */
+static bool settled(const struct evidence *ev, const char *key)
+{
+    const char *pv = plugin_value(ev, key);
+    return (pv && ev->plugin->enforce) || env_of(ev->env, ev->len, key) || site_value(ev, key);
+}
 
 /* Reads p's evidence. Returns 0; EXITED; or -errno when what decides its
  * values cannot be read, *u saying what. */
@@ -615,47 +689,67 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
         return EXITED;
     if (err < 0)
         return cannot_read(u, p->pid, "environment", "environ", -err);
-    /* The site hook sets exactly the keys absent from the exec-time
-     * environment: look for its record only when one is absent. The
-     * user's conf file matters for a key that the record lacks too. */
-    bool looked = false;
-    for (size_t k = 0; k < r->nkeys; k++) {
-        const char *key = r->keys[k].name;
-        if (env_of(ev->env, ev->len, key))
-            continue;
-        if (!looked) {
-            looked = true;
-            err = held_record(p->pid, recs, &ev->held);
-            if (err < 0)
-                return gone(p->pid) ? EXITED
-                                    : cannot_read(u, p->pid, "open descriptors", "fd", -err);
-        }
-        if (ev->held >= 0 && lookup(&recs->v[ev->held].pairs, key))
-            continue;
-        err = user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
-        return err < 0 && gone(p->pid) ? EXITED : err;
+    /* The records it holds: the site hook's matters for the keys absent
+     * from the exec-time environment (it sets exactly those); the env
+     * plugin's, loaded by a libnccl, for every key (an enforced record
+     * beats the environment). A process that maps neither a libnccl nor
+     * the plugin (libnccl-env.so matches "/libnccl" too) and has every
+     * key in its environment needs neither. */
+    bool look = p->nccl;
+    for (size_t k = 0; k < r->nkeys && !look; k++)
+        look = !env_of(ev->env, ev->len, r->keys[k].name);
+    if (look) {
+        int site, plugin;
+        err = held_records(p->pid, recs, &site, &plugin);
+        if (err < 0)
+            return gone(p->pid) ? EXITED
+                                : cannot_read(u, p->pid, "open descriptors", "fd", -err);
+        ev->site = site >= 0 ? &recs->v[site] : NULL;
+        ev->plugin = plugin >= 0 ? &recs->v[plugin] : NULL;
     }
-    return 0;
+    /* The user's conf file matters for a key the above leave unset, and
+     * for NCCL_ENV_PLUGIN where verify says which plugin NCCL loads. */
+    bool need = (p->nccl || ev->plugin) && !settled(ev, "NCCL_ENV_PLUGIN");
+    for (size_t k = 0; k < r->nkeys && !need; k++)
+        need = !settled(ev, r->keys[k].name);
+    if (!need)
+        return 0;
+    err = user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
+    return err < 0 && gone(p->pid) ? EXITED : err;
 }
 
-/* How key reaches the process: the first of its environment, the site
- * hook's record, the user's conf file and /etc/nccl.conf that has it. */
+/* How key reaches NCCL in the process, in the order NCCL decides it:
+ * 1. with nccl-init's env plugin holding an enforced record that has the
+ *    key (one NCCL asks the plugin for), the plugin gives NCCL the
+ *    record's value whatever the environment says;
+ * 2. its environment; the site hook's record (the hook sets the keys
+ *    absent from the environment); the user's conf file (NCCL applies it
+ *    with setenv, no overwrite, at its first init);
+ * 3. the env plugin's record: NCCL applies /etc/nccl.conf with setenv
+ *    before the plugin loads, and the plugin answers with getenv first,
+ *    so a different value there is what NCCL gets; else the record's;
+ * 4. /etc/nccl.conf. */
 static struct verify_value value_of(const struct verify_key *key, const struct evidence *ev,
-                                    const struct record *rec, const struct set *conf)
+                                    const struct set *conf)
 {
-    const char *sv = rec ? lookup(&rec->pairs, key->name) : NULL;
-    /* The hook carries only values that are valid UTF-8. */
-    if (sv && !utf8_valid(sv, strlen(sv)))
-        sv = NULL;
-    struct verify_value v = { FROM_NONE, false, NULL };
+    const char *pv = plugin_value(ev, key->name), *cv = NULL;
+    if (strncmp(key->name, "NCCL_", 5) == 0)
+        cv = lookup(conf, key->name);
+    struct verify_value v = { FROM_NONE, false, NULL, false };
     const char *have;
-    if ((have = env_of(ev->env, ev->len, key->name)))
+    if (pv && ev->plugin->enforce)
+        have = pv, v.from = FROM_PLUGIN;
+    else if ((have = env_of(ev->env, ev->len, key->name)))
         v.from = FROM_ENV;
-    else if ((have = sv))
+    else if ((have = site_value(ev, key->name)))
         v.from = FROM_SITE;
     else if ((have = lookup(&ev->user, key->name)))
         v.from = FROM_USER_CONF;
-    else if (strncmp(key->name, "NCCL_", 5) == 0 && (have = lookup(conf, key->name)))
+    else if (pv && cv && strcmp(cv, pv) != 0)
+        have = cv, v.from = FROM_CONF, v.over_plugin = true;
+    else if (pv)
+        have = pv, v.from = FROM_PLUGIN;
+    else if ((have = cv))
         v.from = FROM_CONF;
     if (have) {
         v.have = xstrdup(have);
@@ -669,7 +763,7 @@ static struct verify_value value_of(const struct verify_key *key, const struct e
 static void check(const struct proc *p, bool named_pids, struct records *recs,
                   const struct set *conf, struct verify_report *r)
 {
-    struct evidence ev = { .held = -1 };
+    struct evidence ev = { 0 };
     struct unverified u = { NULL, { 0 } };
     int e = gather(p, r, recs, &ev, &u);
     if (e == EXITED) {
@@ -683,13 +777,23 @@ static void check(const struct proc *p, bool named_pids, struct records *recs,
         r->unverified++;
     } else {
         struct verify_row *w = add_proc_row(r, ROW_CHECKED, p);
-        const struct record *rec = ev.held >= 0 ? &recs->v[ev.held] : NULL;
-        w->site_digest = rec ? rec->digest : NULL;
+        w->site_digest = ev.site ? ev.site->digest : NULL;
         w->conf_file = ev.uname.data;
+        if (p->nccl || ev.plugin) {
+            /* NCCL_ENV_PLUGIN is read with getenv before any plugin: the
+             * order of value_of without one */
+            const struct record *plugin = ev.plugin;
+            ev.plugin = NULL;
+            w->env_plugin = (struct verify_env_plugin){
+                true, plugin ? plugin->digest : NULL, plugin && plugin->enforce,
+                value_of(&(struct verify_key){ "NCCL_ENV_PLUGIN", "" }, &ev, conf)
+            };
+            ev.plugin = plugin;
+        }
         w->values = xmalloc(r->nkeys * sizeof *w->values);
         w->ok = true;
         for (size_t k = 0; k < r->nkeys; k++) {
-            w->values[k] = value_of(&r->keys[k], &ev, rec, conf);
+            w->values[k] = value_of(&r->keys[k], &ev, conf);
             w->ok = w->ok && w->values[k].from && w->values[k].same;
         }
         r->good += w->ok;

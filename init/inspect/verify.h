@@ -17,15 +17,31 @@ struct verify_options {
     size_t npids;
 };
 
-/* Where a process's value of a key comes from, in the order NCCL looks:
- * its environment, the site hook's record, the user's conf file (NCCL
- * reads it before /etc/nccl.conf; the first file with a key wins). */
-enum verify_source { FROM_NONE, FROM_ENV, FROM_SITE, FROM_USER_CONF, FROM_CONF };
+/* Where a process's value of a key comes from: its environment, the site
+ * hook's record, the user's conf file (NCCL reads it before
+ * /etc/nccl.conf; the first file with a key wins), /etc/nccl.conf, or
+ * nccl-init's NCCL env plugin, which answers NCCL from the record it
+ * holds. The order NCCL looks in is value_of's (verify.c). */
+enum verify_source { FROM_NONE, FROM_ENV, FROM_SITE, FROM_USER_CONF, FROM_CONF, FROM_PLUGIN };
 
 struct verify_value {
     enum verify_source from;
     bool same;  /* the value the profile says */
     char *have; /* NULL with FROM_NONE */
+    /* FROM_CONF where the env plugin's record has the key with another
+     * value: NCCL applies /etc/nccl.conf with setenv before the plugin
+     * answers, and the plugin gives the environment's value first */
+    bool over_plugin;
+};
+
+/* nccl-init's NCCL env plugin in a checked process. */
+struct verify_env_plugin {
+    bool shown;         /* the process maps a libnccl, or holds the plugin's record */
+    const char *record; /* the digest of the record the plugin holds; NULL: none */
+    bool enforce;       /* that record has NCCL_INIT_ENFORCE=1 */
+    /* NCCL_ENV_PLUGIN as NCCL reads it (before any plugin: the environment,
+     * the site hook, the conf files); from FROM_NONE when unset */
+    struct verify_value setting;
 };
 
 enum verify_row_kind {
@@ -49,6 +65,7 @@ struct verify_row {
     char *detail;
     /* ROW_CHECKED */
     const char *site_digest;     /* of the record its site hook holds; NULL: none */
+    struct verify_env_plugin env_plugin;
     char *conf_file;             /* the user's conf file, as NCCL names it; NULL: none */
     struct verify_value *values; /* one per key of the report */
     bool ok;                     /* every value the profile's */

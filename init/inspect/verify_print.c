@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 /* For a terminal: every control byte (C0, DEL, and C1 as UTF-8) and every
  * byte that is not UTF-8 as \xNN (text.h), a backslash as \\; the rest as
@@ -47,7 +48,8 @@ static void end_row(struct buf *b)
  * the profile's, wherever it comes from. */
 static const char *via(const struct verify_value *v)
 {
-    static const char names[][10] = { "MISSING", "env", "site", "nccl.conf", "nccl.conf" };
+    static const char names[][10] = { "MISSING",   "env",       "site",
+                                      "nccl.conf", "nccl.conf", "plugin" };
     return v->from != FROM_NONE && !v->same ? "CONFLICT" : names[v->from];
 }
 
@@ -109,10 +111,42 @@ static void conflict_note(struct buf *b, const struct verify_key *key, const str
         buf_str(b, " (from ");
         text_escaped(b, w->conf_file);
         buf_str(b, ", read before " ETC_NCCL_CONF ")");
+    } else if (v->from == FROM_PLUGIN) {
+        buf_str(b, " (by the env plugin, from an older record, digest ");
+        text_prefix(b, w->env_plugin.record ? w->env_plugin.record : "?", 12);
+        buf_str(b, ")");
+    } else if (v->over_plugin) {
+        buf_str(b, " (from " ETC_NCCL_CONF ", which NCCL applies before its env plugin answers)");
     }
     buf_str(b, ", the profile says ");
     text_escaped(b, key->value);
     buf_str(b, "\n");
+}
+
+/* A process with a libnccl mapped whose NCCL does not ask nccl-init's env
+ * plugin, by its NCCL_ENV_PLUGIN: "none" (any case, src/plugin/env.cc)
+ * or another plugin. Unset, NCCL looks for libnccl-env.so: nothing to say
+ * (the plugin is not installed, or NCCL has not initialized yet). */
+static void env_plugin_note(struct buf *b, const struct verify_row *w)
+{
+    const struct verify_env_plugin *e = &w->env_plugin;
+    if (!w->nccl || e->record || !e->setting.have)
+        return;
+    buf_printf(b, "pid %d: NCCL_ENV_PLUGIN=", (int)w->pid);
+    text_escaped(b, e->setting.have);
+    if (e->setting.from == FROM_ENV) {
+        buf_str(b, " (in its environment)");
+    } else if (e->setting.from == FROM_SITE) {
+        buf_str(b, " (set by the site hook)");
+    } else {
+        buf_str(b, " (from ");
+        text_escaped(b, e->setting.from == FROM_USER_CONF ? w->conf_file : ETC_NCCL_CONF);
+        buf_str(b, ")");
+    }
+    if (strcasecmp(e->setting.have, "none") == 0)
+        buf_str(b, ": NCCL reads its environment directly, not through nccl-init's env plugin\n");
+    else
+        buf_str(b, ": NCCL loads that env plugin, and no nccl-init env plugin holds the record\n");
 }
 
 static void notes(struct buf *b, const struct verify_report *r, const struct verify_row *w)
@@ -127,6 +161,8 @@ static void notes(struct buf *b, const struct verify_report *r, const struct ver
         for (size_t k = 0; k < r->nkeys; k++)
             if (w->values[k].from != FROM_NONE && !w->values[k].same)
                 conflict_note(b, &r->keys[k], w, &w->values[k]);
+    if (w->kind == ROW_CHECKED)
+        env_plugin_note(b, w);
 }
 
 /* The processes outside the tree that were not checked, in one line: the
@@ -214,6 +250,38 @@ static void json_value(struct buf *b, const struct verify_key *key, const struct
     buf_str(b, "}");
 }
 
+/* "env_plugin": null for a process that maps no libnccl and holds no
+ * plugin record; else the record the plugin holds (its digest, or null)
+ * and NCCL_ENV_PLUGIN as NCCL reads it (null: unset). */
+static void json_env_plugin(struct buf *b, const struct verify_row *w)
+{
+    const struct verify_env_plugin *e = &w->env_plugin;
+    buf_str(b, ", \"env_plugin\": ");
+    if (!e->shown) {
+        buf_str(b, "null");
+        return;
+    }
+    buf_str(b, "{\"record\": ");
+    if (e->record)
+        json_string(b, e->record);
+    else
+        buf_str(b, "null");
+    buf_printf(b, ", \"enforce\": %s, \"setting\": ", e->enforce ? "true" : "false");
+    if (!e->setting.have) {
+        buf_str(b, "null}");
+        return;
+    }
+    static const char from[][10] = { "", "env", "site", "nccl.conf", "nccl.conf", "" };
+    buf_str(b, "{\"value\": ");
+    json_string(b, e->setting.have);
+    buf_printf(b, ", \"from\": \"%s\"", from[e->setting.from]);
+    if (e->setting.from == FROM_USER_CONF) {
+        buf_str(b, ", \"file\": ");
+        json_string(b, w->conf_file);
+    }
+    buf_str(b, "}}");
+}
+
 static void json_row(struct buf *b, const struct verify_report *r, const struct verify_row *w)
 {
     buf_printf(b, "{\"pid\": %d, \"command\": ", (int)w->pid);
@@ -246,6 +314,7 @@ static void json_row(struct buf *b, const struct verify_report *r, const struct 
         json_string(b, w->site_digest);
     else
         buf_str(b, "null");
+    json_env_plugin(b, w);
     buf_str(b, ", \"variables\": {");
     for (size_t k = 0; k < r->nkeys; k++) {
         buf_str(b, k ? ", " : "");

@@ -1,0 +1,108 @@
+/* verify's report as text and JSON: the env plugin's source, its notes and
+ * the "env_plugin" field, from rows made by hand (verify.c fills them from
+ * /proc; tests/verify.bats covers that). */
+#include "helpers.h"
+
+#include "inspect/verify.h"
+
+static struct verify_key keys[] = { { "NCCL_ALGO", "Ring" }, { "NCCL_PROTO", "LL" } };
+
+static struct verify_value val(enum verify_source from, const char *have, bool same)
+{
+    return (struct verify_value){ from, same, (char *)have, false };
+}
+
+/* A report of one checked row with a libnccl, its values v. */
+static struct verify_report report(struct verify_row *w, struct verify_value *v)
+{
+    static struct verify_lib lib = { "00:10 42", "/lib/libnccl.so.2", "2.28.9+cuda13.0", 0 };
+    *w = (struct verify_row){ .kind = ROW_CHECKED, .pid = 7, .comm = "python3", .python = true,
+                              .nccl = true, .lib = 0, .values = v };
+    w->ok = true;
+    for (size_t k = 0; k < 2; k++)
+        w->ok = w->ok && v[k].from && v[k].same;
+    return (struct verify_report){ .digest = "abc", .profile = "p", .keys = keys, .nkeys = 2,
+                                   .rows = w, .nrows = 1, .checked = 1, .good = w->ok,
+                                   .libs = &lib, .nlibs = 1 };
+}
+
+static void plugin_cells_and_notes(void **state)
+{
+    (void)state;
+    struct verify_row w;
+    struct verify_value v[2] = { val(FROM_PLUGIN, "Tree", false), val(FROM_CONF, "Simple", false) };
+    v[1].over_plugin = true;
+    struct verify_report r = report(&w, v);
+    w.env_plugin = (struct verify_env_plugin){ true, "0123456789abcdef", false,
+                                               val(FROM_NONE, NULL, false) };
+    struct buf b = { 0 };
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "\n7       python3         CONFLICT   CONFLICT   2.28.9"));
+    assert_non_null(strstr(b.data, "pid 7: NCCL_ALGO=Tree (by the env plugin, from an older "
+                                   "record, digest 0123456789ab), the profile says Ring\n"));
+    assert_non_null(strstr(b.data, "pid 7: NCCL_PROTO=Simple (from /etc/nccl.conf, which NCCL "
+                                   "applies before its env plugin answers), the profile says LL\n"));
+    /* the plugin holds the record: no NCCL_ENV_PLUGIN note */
+    assert_null(strstr(b.data, "NCCL_ENV_PLUGIN"));
+    buf_free(&b);
+    v[0] = val(FROM_PLUGIN, "Ring", true);
+    v[1] = val(FROM_PLUGIN, "LL", true);
+    r = report(&w, v); /* the row anew: the plugin's record enforced */
+    w.env_plugin = (struct verify_env_plugin){ true, "0123456789abcdef", true,
+                                               val(FROM_NONE, NULL, false) };
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "\n7       python3         plugin     plugin     2.28.9"));
+    assert_non_null(strstr(b.data, "1 process checked, 1 with every value"));
+    buf_free(&b);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"env_plugin\": {\"record\": \"0123456789abcdef\", "
+                                   "\"enforce\": true, \"setting\": null}"));
+    assert_non_null(strstr(b.data, "\"NCCL_ALGO\": {\"via\": \"plugin\", \"value\": \"Ring\"}"));
+    buf_free(&b);
+}
+
+static void env_plugin_setting(void **state)
+{
+    (void)state;
+    struct verify_row w;
+    struct verify_value v[2] = { val(FROM_ENV, "Ring", true), val(FROM_ENV, "LL", true) };
+    struct verify_report r = report(&w, v);
+    w.env_plugin = (struct verify_env_plugin){ true, NULL, false, val(FROM_ENV, "NONE", false) };
+    struct buf b = { 0 };
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "pid 7: NCCL_ENV_PLUGIN=NONE (in its environment): NCCL reads "
+                                   "its environment directly, not through nccl-init's env plugin\n"));
+    buf_free(&b);
+    /* another plugin, from the user's conf file, a control byte escaped */
+    w.conf_file = "/home/u/.nccl.conf";
+    w.env_plugin.setting = val(FROM_USER_CONF, "libnccl-env-\x1b[2J.so", false);
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "pid 7: NCCL_ENV_PLUGIN=libnccl-env-\\x1b[2J.so (from "
+                                   "/home/u/.nccl.conf): NCCL loads that env plugin, and no "
+                                   "nccl-init env plugin holds the record\n"));
+    buf_free(&b);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"env_plugin\": {\"record\": null, \"enforce\": false, "
+                                   "\"setting\": {\"value\": \"libnccl-env-\\u001b[2J.so\", "
+                                   "\"from\": \"nccl.conf\", \"file\": \"/home/u/.nccl.conf\"}}"));
+    buf_free(&b);
+    /* no libnccl mapped and no plugin record: null, no note */
+    w.nccl = false;
+    w.lib = -1;
+    w.env_plugin = (struct verify_env_plugin){ 0 };
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"env_plugin\": null"));
+    buf_free(&b);
+    verify_print_text(&b, &r);
+    assert_null(strstr(b.data, "NCCL_ENV_PLUGIN"));
+    buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(plugin_cells_and_notes),
+        cmocka_unit_test(env_plugin_setting),
+    };
+    return cmocka_run_group_tests_name("verify_print", tests, NULL, NULL);
+}
