@@ -1,6 +1,7 @@
 # nccl-init: a static musl init that runs a command with a validated NCCL profile.
 #
-#   make            build/nccl-init (static-pie, musl, libcap, hardened, stripped)
+#   make            build/nccl-init (static-pie, musl, libcap, hardened, stripped) and
+#                   build/libnccl-env.so, the NCCL env plugin (glibc, GLIBC_2.28 at most)
 #   make deps       install every Debian package the build and tests need, and the
 #                   manifest validator's npm packages (tests/k8s)
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
@@ -11,7 +12,8 @@
 #   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
 #   make test-gpu   the GPU suite (tests/gpu); each test skips without a GPU
-#   make install    the binary, the profiles and the man page (PREFIX, SYSCONFDIR, DESTDIR)
+#   make install    the binary, the env plugin, the profiles and the man page (PREFIX,
+#                   SYSCONFDIR, DESTDIR)
 #   make uninstall  takes away what make install put there
 
 SHELL := /bin/bash
@@ -70,9 +72,9 @@ DEPS_STAMP :=
 K8S_NPM_STAMP :=
 endif
 
-.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image install uninstall
+.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image install uninstall plugin
 
-all: $(BUILD)/nccl-init
+all: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 
 deps: $(DEPS_STAMP) $(K8S_NPM_STAMP)
 
@@ -106,6 +108,33 @@ $(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STA
 	@file $@ | grep -q 'static-pie linked' || { echo "$@ is not static-pie" >&2; exit 1; }
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	if [ $$size -gt $(SIZE_LIMIT) ]; then echo "$@: over $(SIZE_LIMIT) bytes" >&2; rm -f $@; exit 1; fi
+
+# The NCCL env plugin (plugin/): loaded by NCCL into every process that uses
+# it, so built with the host gcc against glibc, like those processes. Only
+# ncclEnvPlugin_v1 and ncclEnvPlugin_v2 are exported (-fvisibility=hidden
+# and the two marked), NEEDED is libc.so.6 alone (--no-undefined catches
+# anything else), and no symbol may need a glibc newer than 2.28 (RHEL 8):
+# the check after the link fails the build otherwise. It includes only
+# init/lib/paths.h of init/.
+PLUGIN_SRCS := $(wildcard plugin/*.c)
+PLUGIN_HDRS := $(wildcard plugin/*.h) init/lib/paths.h
+PLUGIN_CFLAGS := $(STD) $(WARN) -O2 -fPIC -fvisibility=hidden -fstack-protector-strong \
+	-D_FORTIFY_SOURCE=2
+PLUGIN_LDFLAGS := -shared -Wl,-soname,libnccl-env.so -Wl,-z,relro,-z,now -Wl,-z,noexecstack \
+	-Wl,--no-undefined -s
+# The newest glibc symbol version the plugin may need.
+PLUGIN_GLIBC_MAX := 2.28
+
+$(BUILD)/libnccl-env.so: $(PLUGIN_SRCS) $(PLUGIN_HDRS) Makefile | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(PLUGIN_CFLAGS) -o $@.tmp $(PLUGIN_SRCS) $(PLUGIN_LDFLAGS)
+	@v=$$(objdump -T $@.tmp | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n1); \
+	if [ "$$(printf '%s\n' "$$v" $(PLUGIN_GLIBC_MAX) | sort -V | tail -n1)" != $(PLUGIN_GLIBC_MAX) ]; then \
+		echo "$@: needs GLIBC_$$v, above GLIBC_$(PLUGIN_GLIBC_MAX):" >&2; \
+		objdump -T $@.tmp | grep GLIBC_ >&2; rm -f $@.tmp; exit 1; fi
+	@mv -f $@.tmp $@
+
+plugin: $(BUILD)/libnccl-env.so
 
 # The same sources under the host gcc with ASan+UBSan (glibc, Debian's libcap).
 # The init keeps its start-up data until it exits, by design: no leak checks
@@ -175,24 +204,26 @@ fuzz: $(BUILD)/fuzz/fuzz_profile
 		-dict=tests/fuzz/dict.txt -print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 # make install [PREFIX=/usr/local] [SYSCONFDIR=/etc] [DESTDIR=]:
-#   $(PREFIX)/bin/nccl-init, $(PREFIX)/share/man/man1/nccl-init.1,
+#   $(PREFIX)/bin/nccl-init, $(PREFIX)/lib/nccl-init/libnccl-env.so (the NCCL
+#   env plugin), $(PREFIX)/share/man/man1/nccl-init.1,
 #   $(SYSCONFDIR)/nccl-init/profiles/ (profiles/*.env, auto.rules) and a
 #   shipped copy of those in $(PREFIX)/share/nccl-init/profiles/.
 # SYSCONFDIR is not under PREFIX: the binary's default profile directory is
 # /etc/nccl-init/profiles. A profile an operator edited in SYSCONFDIR is left
 # alone, by install and by uninstall; scripts/install.sh says how.
 # Build first as yourself (make), then install as root: install depends on
-# the binary, so it builds it only when it is missing or out of date.
+# the binary and the plugin, so it builds them only when missing or out of date.
 PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
-INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SYSCONFDIR='$(SYSCONFDIR)' BIN='$(BUILD)/nccl-init'
+INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SYSCONFDIR='$(SYSCONFDIR)' BIN='$(BUILD)/nccl-init' \
+	PLUGIN='$(BUILD)/libnccl-env.so'
 
-install: $(BUILD)/nccl-init
+install: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 	@$(INSTALL_ENV) scripts/install.sh install
 
 uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall
 
 clean:
-	rm -rf $(BUILD)/nccl-init $(BUILD)/nccl-probe $(BUILD)/san \
+	rm -rf $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/nccl-probe $(BUILD)/san \
 		$(BUILD)/unit $(BUILD)/fuzz

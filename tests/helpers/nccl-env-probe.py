@@ -1,0 +1,96 @@
+"""Loads a real libnccl.so.2 and runs NCCL's first init (ncclGetUniqueId,
+which needs no GPU), so that NCCL loads its env plugin and reads its
+parameters through it; NCCL's own log (NCCL_DEBUG=INFO, on stdout) says
+what it took. Standard library only (python3 -S or -I).
+
+usage: nccl-env-probe.py [MODE] LIBNCCL [ARGS]
+  (none)           ncclGetUniqueId; "uniqueid: ok", exit 0, or
+                   "uniqueid: failed RC", exit 1
+  spawn            the same in a multiprocessing spawn worker, started after
+                   this process took every NCCL_* out of os.environ; the
+                   worker's exit status
+  hold             ncclGetUniqueId, "held PID", then sleeps (60 s at most)
+                   until killed: /proc/PID/fd* can be read meanwhile
+  threads PLUGIN NAME
+                   ncclGetUniqueId, then PLUGIN's getEnv(NAME) from 8
+                   threads at once (ctypes lets go of the GIL in the call),
+                   20000 times each; "threads: VALUE" when every call gave
+                   the same value, exit 1 otherwise
+"""
+import ctypes
+import os
+import sys
+import threading
+import time
+
+
+def unique_id(lib):
+    nccl = ctypes.CDLL(lib)
+    uid = ctypes.create_string_buffer(128)
+    rc = nccl.ncclGetUniqueId(uid)
+    sys.stdout.flush()
+    if rc != 0:
+        print("uniqueid: failed %d" % rc, flush=True)
+        return False
+    print("uniqueid: ok", flush=True)
+    return True
+
+
+def worker(lib):
+    sys.exit(0 if unique_id(lib) else 1)
+
+
+class Env(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("init", ctypes.c_void_p),
+                ("finalize", ctypes.c_void_p),
+                ("getEnv", ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.c_char_p))]
+
+
+def threads(plugin, name):
+    env = Env.in_dll(ctypes.CDLL(plugin), "ncclEnvPlugin_v1")
+    key = name.encode()
+    seen = set()
+
+    def run():
+        got = set()
+        for _ in range(20000):
+            got.add(env.getEnv(key))
+        seen.update(got)
+
+    ts = [threading.Thread(target=run) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    if len(seen) != 1:
+        print("threads: %d different values: %r" % (len(seen), sorted(map(repr, seen))))
+        return False
+    v = seen.pop()
+    print("threads: %s" % (v.decode() if v is not None else "NULL"))
+    return True
+
+
+def main(argv):
+    mode = argv[1] if argv[1] in ("spawn", "hold", "threads") else ""
+    args = argv[2:] if mode else argv[1:]
+    lib = args[0]
+    if mode == "spawn":
+        import multiprocessing
+        for k in [k for k in os.environ if k.startswith("NCCL_")]:
+            del os.environ[k]
+        p = multiprocessing.get_context("spawn").Process(target=worker, args=(lib,))
+        p.start()
+        p.join()
+        return p.exitcode
+    if not unique_id(lib):
+        return 1
+    if mode == "hold":
+        print("held %d" % os.getpid(), flush=True)
+        time.sleep(60)
+    if mode == "threads":
+        return 0 if threads(args[1], args[2]) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
