@@ -3,7 +3,7 @@ which needs no GPU), so that NCCL loads its env plugin and reads its
 parameters through it; NCCL's own log (NCCL_DEBUG=INFO, on stdout) says
 what it took. Standard library only (python3 -S or -I).
 
-usage: nccl-env-probe.py [MODE] LIBNCCL [ARGS]
+usage: nccl-env-probe.py [MODE [ARGS]] LIBNCCL
   (none)           ncclGetUniqueId; "uniqueid: ok", exit 0, or
                    "uniqueid: failed RC", exit 1
   spawn            the same in a multiprocessing spawn worker, started after
@@ -72,8 +72,8 @@ def threads(plugin, name):
 
 def main(argv):
     mode = argv[1] if argv[1] in ("spawn", "hold", "threads") else ""
-    args = argv[2:] if mode else argv[1:]
-    lib = args[0]
+    args = argv[2:-1] if mode else []
+    lib = argv[-1]
     if mode == "spawn":
         import multiprocessing
         for k in [k for k in os.environ if k.startswith("NCCL_")]:
@@ -88,7 +88,7 @@ def main(argv):
         print("held %d" % os.getpid(), flush=True)
         time.sleep(60)
     if mode == "threads":
-        return 0 if threads(args[1], args[2]) else 1
+        return 0 if threads(args[0], args[1]) else 1
     return 0
 
 
