@@ -152,6 +152,13 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc $(SAN_CFLAGS) -Itests/unit -o $@ $< $(LIB_SRCS) -lcmocka -lcap
 
+# tests/unit/plugin/test_MODULE.c tests plugin/MODULE.c, linked with the
+# plugin's sources alone (it takes nothing of init/ but lib/paths.h).
+PLUGIN_UNIT_TESTS := $(filter $(BUILD)/unit/plugin/%,$(UNIT_TESTS))
+$(PLUGIN_UNIT_TESTS): $(BUILD)/unit/plugin/test_%: tests/unit/plugin/test_%.c plugin/%.c $(PLUGIN_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(SAN_CFLAGS) -Iplugin -o $@ $< plugin/$*.c -lcmocka
+
 $(BUILD)/test/exec-with-env: tests/helpers/exec-with-env.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
@@ -172,7 +179,7 @@ probe:
 test-gpu: $(BUILD)/nccl-init probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
-test: probe $(BUILD)/nccl-init $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
+test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
 		$(BUILD)/test/orphans $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
