@@ -7,7 +7,8 @@
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
 #   make demo       build and run a command under the bundled pcie-8gpu profile
 #   make bench      benchmarks that report (no verdicts): start-up against true, the floor and
-#                   tini-static (BENCH_BASELINE=OLD-BINARY adds its rows), the Python hook, PID 1, verify, memory
+#                   tini-static (BENCH_BASELINE=OLD-BINARY adds its rows), the Python hook, PID 1, verify, memory,
+#                   the NCCL env plugin (NCCL's first init with and without it, one getEnv call)
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
 #   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
@@ -176,7 +177,7 @@ image:
 probe:
 	@scripts/build-probe.sh
 
-test-gpu: $(BUILD)/nccl-init probe
+test-gpu: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
 test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
@@ -186,7 +187,7 @@ test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(
 demo: $(BUILD)/nccl-init
 	@scripts/demo.sh
 
-bench: $(BUILD)/nccl-init
+bench: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 	@scripts/bench-startup.sh
 	@echo
 	@scripts/bench-python-hook.sh
@@ -196,6 +197,8 @@ bench: $(BUILD)/nccl-init
 	@scripts/bench-verify.sh
 	@echo
 	@scripts/bench-memory.sh
+	@echo
+	@scripts/bench-plugin.sh
 
 FUZZ_SECONDS ?= 600
 # UBSan findings abort (so libFuzzer saves them); edit_distance is left out

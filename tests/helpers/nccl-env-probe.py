@@ -11,6 +11,10 @@ usage: nccl-env-probe.py [MODE [ARGS]] LIBNCCL
                    worker's exit status
   hold             ncclGetUniqueId, "held PID", then sleeps (60 s at most)
                    until killed: /proc/PID/fd* can be read meanwhile
+  comm             a one-rank communicator on device 0 (cudaSetDevice through
+                   libcudart, ncclGetUniqueId, ncclCommInitRank with nranks 1,
+                   ncclCommDestroy): what only a communicator reads; needs a
+                   GPU. "comm: ok", exit 0, or "comm: ... failed RC", exit 1
   threads PLUGIN NAME
                    ncclGetUniqueId, then PLUGIN's getEnv(NAME) from 8
                    threads at once (ctypes lets go of the GIL in the call),
@@ -33,6 +37,49 @@ def unique_id(lib):
         print("uniqueid: failed %d" % rc, flush=True)
         return False
     print("uniqueid: ok", flush=True)
+    return True
+
+
+class UniqueId(ctypes.Structure):
+    # ncclUniqueId: { char internal[NCCL_UNIQUE_ID_BYTES = 128]; } (src/nccl.h.in),
+    # passed to ncclCommInitRank by value.
+    _fields_ = [("internal", ctypes.c_char * 128)]
+
+
+def cudart_beside(lib):
+    for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12"):
+        for where in ("", os.path.dirname(os.path.realpath(lib)) + "/", os.path.dirname(lib) + "/"):
+            try:
+                return ctypes.CDLL(where + name)
+            except OSError:
+                pass
+    return None
+
+
+def comm(lib):
+    cudart = cudart_beside(lib)
+    if cudart is None:
+        print("comm: no libcudart", flush=True)
+        return False
+    rc = cudart.cudaSetDevice(0)
+    if rc != 0:
+        print("comm: cudaSetDevice(0) failed %d" % rc, flush=True)
+        return False
+    nccl = ctypes.CDLL(lib)
+    uid = UniqueId()
+    rc = nccl.ncclGetUniqueId(ctypes.byref(uid))
+    if rc != 0:
+        print("comm: ncclGetUniqueId failed %d" % rc, flush=True)
+        return False
+    c = ctypes.c_void_p()
+    nccl.ncclCommInitRank.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, UniqueId,
+                                      ctypes.c_int]
+    rc = nccl.ncclCommInitRank(ctypes.byref(c), 1, uid, 0)
+    if rc != 0:
+        print("comm: ncclCommInitRank failed %d" % rc, flush=True)
+        return False
+    nccl.ncclCommDestroy(c)
+    print("comm: ok", flush=True)
     return True
 
 
@@ -71,7 +118,7 @@ def threads(plugin, name):
 
 
 def main(argv):
-    mode = argv[1] if argv[1] in ("spawn", "hold", "threads") else ""
+    mode = argv[1] if argv[1] in ("spawn", "hold", "threads", "comm") else ""
     args = argv[2:-1] if mode else []
     lib = argv[-1]
     if mode == "spawn":
@@ -82,6 +129,8 @@ def main(argv):
         p.start()
         p.join()
         return p.exitcode
+    if mode == "comm":
+        return 0 if comm(lib) else 1
     if not unique_id(lib):
         return 1
     if mode == "hold":
