@@ -79,14 +79,15 @@ __attribute__((format(printf, 2, 3))) static void addf(struct text *t, const cha
         t->len += (size_t)n < t->cap - t->len ? (size_t)n : t->cap - 1 - t->len;
 }
 
-/* s with its control bytes (and backslashes) as \xHH: anything that came
- * from a file, so no record can put a newline or an escape sequence into
- * the log. At most max bytes of s. */
+/* s with its control bytes, backslashes and every byte above ASCII (C1
+ * controls come as UTF-8) as \xHH: anything that came from a file, so no
+ * record can put a newline or an escape sequence into the log. At most max
+ * bytes of s. */
 static void add_escaped(struct text *t, const char *s, size_t max)
 {
     for (size_t i = 0; s[i] && i < max; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f || c == '\\')
+        if (c < 0x20 || c >= 0x7f || c == '\\')
             addf(t, "\\x%02x", c);
         else
             add(t, &s[i], 1);

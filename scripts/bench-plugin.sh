@@ -89,9 +89,12 @@ elif [[ -f $RECORD ]]; then
 else
     where="none (not root, and the machine has none): the plugin row serves nothing"
 fi
-nkeys=$( [[ -f $RECORD ]] && grep -vc '^NCCL_INIT_' "$RECORD" || echo 0)
-# A key of the record for part 2, and one that is in neither.
-key=$( [[ -f $RECORD ]] && grep -v '^NCCL_INIT_' "$RECORD" | head -n1 | cut -d= -f1 || true)
+# The record's values, and one of its keys for part 2.
+nkeys=0 key=
+if [[ -f $RECORD ]]; then
+    nkeys=$(grep -vc '^NCCL_INIT_' "$RECORD" || true)
+    key=$(grep -v '^NCCL_INIT_' "$RECORD" | head -n1 | cut -d= -f1)
+fi
 
 # The plugin must load and take the record, or the rows mean nothing.
 check=$(env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV "NCCL_ENV_PLUGIN=$SO" "$FIRST" "$LIB" 2>&1)

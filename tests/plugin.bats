@@ -60,7 +60,8 @@ write_record() {
 
 # probe [VAR=VALUE...] [MODE ARGS...]: the probe in an empty environment
 # with NCCL's debug output on and NCCL_ENV_PLUGIN naming the installed
-# plugin, plus the VAR=VALUEs (a bare NCCL_ENV_PLUGIN= takes it out).
+# plugin, plus the VAR=VALUEs (a bare NCCL_ENV_PLUGIN= or NCCL_DEBUG= takes
+# that one out).
 # timeout: a probe that hangs fails instead.
 probe() {
     local -a vars=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP)
@@ -69,6 +70,7 @@ probe() {
         case $1 in
             NCCL_ENV_PLUGIN=) plugin= ;;
             NCCL_ENV_PLUGIN=*) plugin=$1 ;;
+            NCCL_DEBUG=) vars=("${vars[@]:1}") ;;
             *) vars+=("$1") ;;
         esac
         shift
@@ -326,6 +328,30 @@ assert_refused() {
     refute_output --partial 'nccl-init:'
     probe NCCL_DEBUG=trace
     assert_output --partial 'nccl-init: no record'
+}
+
+@test "v2 (NCCL 2.30): init logs through NCCL's logger, INFO or WARN under INIT|ENV, whatever NCCL_DEBUG says; returns 0" {
+    write_record
+    probe NCCL_DEBUG= v2 "$SO" NCCL_SOCKET_IFNAME
+    assert_success
+    assert_line 'name: nccl-init'
+    assert_line 'init: 0'
+    # NCCL_LOG_INFO = 3, NCCL_INIT|NCCL_ENV = 0x81
+    assert_line --regexp "^log 3 0x81 plugin/plugin.c: nccl-init: 2 values from $RECORD \(profile lo, digest [0-9a-f]{12}\), not enforced\$"
+    assert_line 'getEnv: lo'
+    assert_line 'finalize: 0'
+    # Nothing on stdout of its own: one line, through the logger.
+    [ "$(grep -c 'nccl-init:' <<<"$output")" = 1 ]
+    chmod 0666 "$RECORD"
+    probe v2 "$SO" NCCL_SOCKET_IFNAME
+    assert_success
+    assert_line 'init: 0'
+    # NCCL_LOG_WARN = 2
+    assert_line "log 2 0x81 plugin/plugin.c: nccl-init: record not used: $RECORD is writable by group or others (mode 0666); NCCL's own environment only"
+    assert_line 'getEnv: NULL'
+    rm -rf /run/nccl-init
+    probe v2 "$SO" NCCL_SOCKET_IFNAME
+    assert_line "log 3 0x81 plugin/plugin.c: nccl-init: no record (no /run/nccl-init): NCCL's own environment only"
 }
 
 @test "NCCL_ENV_PLUGIN=none: NCCL says so and does not load the plugin" {

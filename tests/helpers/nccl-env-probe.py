@@ -15,6 +15,9 @@ usage: nccl-env-probe.py [MODE [ARGS]] LIBNCCL
                    libcudart, ncclGetUniqueId, ncclCommInitRank with nranks 1,
                    ncclCommDestroy): what only a communicator reads; needs a
                    GPU. "comm: ok", exit 0, or "comm: ... failed RC", exit 1
+  v2 PLUGIN NAME   no NCCL: PLUGIN's ncclEnvPlugin_v2 as NCCL 2.30 calls it,
+                   init with a logger that prints "log LEVEL FLAGS FILE: MESSAGE",
+                   then "getEnv: VALUE" of NAME, then finalize (LIBNCCL unused)
   threads PLUGIN NAME
                    ncclGetUniqueId, then PLUGIN's getEnv(NAME) from 8
                    threads at once (ctypes lets go of the GIL in the call),
@@ -93,6 +96,38 @@ class Env(ctypes.Structure):
                 ("getEnv", ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.c_char_p))]
 
 
+# ncclDebugLogger_t: (level, flags, file, line, fmt, ...); the plugin calls
+# it as (level, flags, __FILE__, __LINE__, "%s", message), so the one
+# variadic argument is taken as a sixth (the same registers on x86-64 and
+# aarch64 Linux).
+Logger = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p, ctypes.c_int,
+                          ctypes.c_char_p, ctypes.c_char_p)
+
+
+class EnvV2(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p),
+                ("init", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint8, ctypes.c_uint8,
+                                          ctypes.c_uint8, ctypes.c_char_p, Logger)),
+                ("finalize", ctypes.CFUNCTYPE(ctypes.c_int)),
+                ("getEnv", ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.c_char_p))]
+
+
+def v2(plugin, name):
+    env = EnvV2.in_dll(ctypes.CDLL(plugin), "ncclEnvPlugin_v2")
+
+    def log(level, flags, file, line, fmt, msg):
+        assert fmt == b"%s", fmt
+        print("log %d 0x%x %s: %s" % (level, flags, file.decode(), msg.decode()), flush=True)
+
+    logger = Logger(log)
+    print("name: %s" % env.name.decode())
+    print("init: %d" % env.init(2, 30, 7, b"", logger), flush=True)
+    v = env.getEnv(name.encode())
+    print("getEnv: %s" % (v.decode() if v is not None else "NULL"))
+    print("finalize: %d" % env.finalize(), flush=True)
+    return True
+
+
 def threads(plugin, name):
     env = Env.in_dll(ctypes.CDLL(plugin), "ncclEnvPlugin_v1")
     key = name.encode()
@@ -118,7 +153,7 @@ def threads(plugin, name):
 
 
 def main(argv):
-    mode = argv[1] if argv[1] in ("spawn", "hold", "threads", "comm") else ""
+    mode = argv[1] if argv[1] in ("spawn", "hold", "threads", "comm", "v2") else ""
     args = argv[2:-1] if mode else []
     lib = argv[-1]
     if mode == "spawn":
@@ -129,6 +164,8 @@ def main(argv):
         p.start()
         p.join()
         return p.exitcode
+    if mode == "v2":
+        return 0 if v2(args[0], args[1]) else 1
     if mode == "comm":
         return 0 if comm(lib) else 1
     if not unique_id(lib):
