@@ -1,17 +1,20 @@
 # nccl-init: a static musl init that runs a command with a validated NCCL profile.
 #
-#   make            build/nccl-init (static-pie, musl, libcap, hardened, stripped)
+#   make            build/nccl-init (static-pie, musl, libcap, hardened, stripped) and
+#                   build/libnccl-env.so, the NCCL env plugin (glibc, GLIBC_2.28 at most)
 #   make deps       install every Debian package the build and tests need, and the
 #                   manifest validator's npm packages (tests/k8s)
 #   make test       unit tests (ASan+UBSan) and bats tests; ends "N passed, N failed"
 #   make demo       build and run a command under the bundled pcie-8gpu profile
 #   make bench      benchmarks that report (no verdicts): start-up against true, the floor and
-#                   tini-static (BENCH_BASELINE=OLD-BINARY adds its rows), the Python hook, PID 1, verify, memory
+#                   tini-static (BENCH_BASELINE=OLD-BINARY adds its rows), the Python hook, PID 1, verify, memory,
+#                   the NCCL env plugin (NCCL's first init with and without it, one getEnv call)
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
 #   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
 #   make test-gpu   the GPU suite (tests/gpu); each test skips without a GPU
-#   make install    the binary, the profiles and the man page (PREFIX, SYSCONFDIR, DESTDIR)
+#   make install    the binary, the env plugin, the profiles and the man page (PREFIX,
+#                   SYSCONFDIR, DESTDIR)
 #   make uninstall  takes away what make install put there
 
 SHELL := /bin/bash
@@ -70,9 +73,9 @@ DEPS_STAMP :=
 K8S_NPM_STAMP :=
 endif
 
-.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image install uninstall
+.PHONY: all deps test unit bats demo bench fuzz clean sanitize probe test-gpu image install uninstall plugin
 
-all: $(BUILD)/nccl-init
+all: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 
 deps: $(DEPS_STAMP) $(K8S_NPM_STAMP)
 
@@ -107,6 +110,33 @@ $(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STA
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	if [ $$size -gt $(SIZE_LIMIT) ]; then echo "$@: over $(SIZE_LIMIT) bytes" >&2; rm -f $@; exit 1; fi
 
+# The NCCL env plugin (plugin/): loaded by NCCL into every process that uses
+# it, so built with the host gcc against glibc, like those processes. Only
+# ncclEnvPlugin_v1 and ncclEnvPlugin_v2 are exported (-fvisibility=hidden
+# and the two marked), NEEDED is libc.so.6 alone (--no-undefined catches
+# anything else), and no symbol may need a glibc newer than 2.28 (RHEL 8):
+# the check after the link fails the build otherwise. It includes only
+# init/lib/paths.h of init/.
+PLUGIN_SRCS := $(wildcard plugin/*.c)
+PLUGIN_HDRS := $(wildcard plugin/*.h) init/lib/paths.h
+PLUGIN_CFLAGS := $(STD) $(WARN) -O2 -fPIC -fvisibility=hidden -fstack-protector-strong \
+	-D_FORTIFY_SOURCE=2
+PLUGIN_LDFLAGS := -shared -Wl,-soname,libnccl-env.so -Wl,-z,relro,-z,now -Wl,-z,noexecstack \
+	-Wl,--no-undefined -s
+# The newest glibc symbol version the plugin may need.
+PLUGIN_GLIBC_MAX := 2.28
+
+$(BUILD)/libnccl-env.so: $(PLUGIN_SRCS) $(PLUGIN_HDRS) Makefile | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(PLUGIN_CFLAGS) -o $@.tmp $(PLUGIN_SRCS) $(PLUGIN_LDFLAGS)
+	@v=$$(objdump -T $@.tmp | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n1); \
+	if [ "$$(printf '%s\n' "$$v" $(PLUGIN_GLIBC_MAX) | sort -V | tail -n1)" != $(PLUGIN_GLIBC_MAX) ]; then \
+		echo "$@: needs GLIBC_$$v, above GLIBC_$(PLUGIN_GLIBC_MAX):" >&2; \
+		objdump -T $@.tmp | grep GLIBC_ >&2; rm -f $@.tmp; exit 1; fi
+	@mv -f $@.tmp $@
+
+plugin: $(BUILD)/libnccl-env.so
+
 # The same sources under the host gcc with ASan+UBSan (glibc, Debian's libcap).
 # The init keeps its start-up data until it exits, by design: no leak checks
 # for the CLI binary (tests/helpers/asan-options.c); the unit tests keep them.
@@ -122,6 +152,13 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*/
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc $(SAN_CFLAGS) -Itests/unit -o $@ $< $(LIB_SRCS) -lcmocka -lcap
+
+# tests/unit/plugin/test_MODULE.c tests plugin/MODULE.c, linked with the
+# plugin's sources alone (it takes nothing of init/ but lib/paths.h).
+PLUGIN_UNIT_TESTS := $(filter $(BUILD)/unit/plugin/%,$(UNIT_TESTS))
+$(PLUGIN_UNIT_TESTS): $(BUILD)/unit/plugin/test_%: tests/unit/plugin/test_%.c plugin/%.c $(PLUGIN_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc $(SAN_CFLAGS) -Iplugin -o $@ $< plugin/$*.c -lcmocka
 
 $(BUILD)/test/exec-with-env: tests/helpers/exec-with-env.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -140,17 +177,17 @@ image:
 probe:
 	@scripts/build-probe.sh
 
-test-gpu: $(BUILD)/nccl-init probe
+test-gpu: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
-test: probe $(BUILD)/nccl-init $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
+test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
 		$(BUILD)/test/orphans $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
 demo: $(BUILD)/nccl-init
 	@scripts/demo.sh
 
-bench: $(BUILD)/nccl-init
+bench: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 	@scripts/bench-startup.sh
 	@echo
 	@scripts/bench-python-hook.sh
@@ -160,6 +197,8 @@ bench: $(BUILD)/nccl-init
 	@scripts/bench-verify.sh
 	@echo
 	@scripts/bench-memory.sh
+	@echo
+	@scripts/bench-plugin.sh
 
 FUZZ_SECONDS ?= 600
 # UBSan findings abort (so libFuzzer saves them); edit_distance is left out
@@ -175,24 +214,26 @@ fuzz: $(BUILD)/fuzz/fuzz_profile
 		-dict=tests/fuzz/dict.txt -print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
 
 # make install [PREFIX=/usr/local] [SYSCONFDIR=/etc] [DESTDIR=]:
-#   $(PREFIX)/bin/nccl-init, $(PREFIX)/share/man/man1/nccl-init.1,
+#   $(PREFIX)/bin/nccl-init, $(PREFIX)/lib/nccl-init/libnccl-env.so (the NCCL
+#   env plugin), $(PREFIX)/share/man/man1/nccl-init.1,
 #   $(SYSCONFDIR)/nccl-init/profiles/ (profiles/*.env, auto.rules) and a
 #   shipped copy of those in $(PREFIX)/share/nccl-init/profiles/.
 # SYSCONFDIR is not under PREFIX: the binary's default profile directory is
 # /etc/nccl-init/profiles. A profile an operator edited in SYSCONFDIR is left
 # alone, by install and by uninstall; scripts/install.sh says how.
 # Build first as yourself (make), then install as root: install depends on
-# the binary, so it builds it only when it is missing or out of date.
+# the binary and the plugin, so it builds them only when missing or out of date.
 PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
-INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SYSCONFDIR='$(SYSCONFDIR)' BIN='$(BUILD)/nccl-init'
+INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SYSCONFDIR='$(SYSCONFDIR)' BIN='$(BUILD)/nccl-init' \
+	PLUGIN='$(BUILD)/libnccl-env.so'
 
-install: $(BUILD)/nccl-init
+install: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 	@$(INSTALL_ENV) scripts/install.sh install
 
 uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall
 
 clean:
-	rm -rf $(BUILD)/nccl-init $(BUILD)/nccl-probe $(BUILD)/san \
+	rm -rf $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/nccl-probe $(BUILD)/san \
 		$(BUILD)/unit $(BUILD)/fuzz

@@ -2,9 +2,13 @@
 # install.sh install|uninstall: what `make install` and `make uninstall` run.
 #
 # From the Makefile's environment: DESTDIR (a staging root, may be empty),
-# PREFIX (/usr/local), SYSCONFDIR (/etc), BIN (the binary to install).
+# PREFIX (/usr/local), SYSCONFDIR (/etc), BIN (the binary to install),
+# PLUGIN (the NCCL env plugin to install).
 #
 #   $PREFIX/bin/nccl-init                      0755
+#   $PREFIX/lib/nccl-init/libnccl-env.so       0644  the NCCL env plugin, where
+#                                                    nccl-init looks for it (beside
+#                                                    the binary: ../lib/nccl-init)
 #   $PREFIX/share/man/man1/nccl-init.1         0644
 #   $SYSCONFDIR/nccl-init/profiles/*           0644  profiles/*.env, auto.rules
 #   $PREFIX/share/nccl-init/profiles/*         0644  the same, as shipped
@@ -32,6 +36,7 @@ DESTDIR=${DESTDIR:-}
 PREFIX=${PREFIX:-/usr/local}
 SYSCONFDIR=${SYSCONFDIR:-/etc}
 BIN=${BIN:-build/nccl-init}
+PLUGIN=${PLUGIN:-build/libnccl-env.so}
 
 # Absolute, without trailing slashes: the record holds paths.
 for v in PREFIX SYSCONFDIR; do
@@ -45,6 +50,7 @@ for v in PREFIX SYSCONFDIR; do
 done
 
 bindir=$PREFIX/bin
+plugindir=$PREFIX/lib/nccl-init
 man1dir=$PREFIX/share/man/man1
 datadir=$PREFIX/share/nccl-init
 shipped=$datadir/profiles
@@ -65,6 +71,7 @@ read_record() {
     fi
     local s
     say "file $bindir/nccl-init"
+    say "file $plugindir/libnccl-env.so"
     say "file $man1dir/nccl-init.1"
     for s in "${sources[@]}"; do
         say "profile $profiledir/${s##*/}"
@@ -74,14 +81,15 @@ read_record() {
 
 do_install() {
     [ -f "$BIN" ] || { echo "install.sh: $BIN: not built (run make first)" >&2; exit 2; }
+    [ -f "$PLUGIN" ] || { echo "install.sh: $PLUGIN: not built (run make first)" >&2; exit 2; }
     local -a rec=()
     [ -f "$D$record" ] && mapfile -t rec <"$D$record"
 
-    # Each directory on the way down to the four, created 0755 when missing,
+    # Each directory on the way down to the five, created 0755 when missing,
     # and recorded then.
     local d p part
     local -a parts
-    for d in "$bindir" "$man1dir" "$shipped" "$profiledir"; do
+    for d in "$bindir" "$plugindir" "$man1dir" "$shipped" "$profiledir"; do
         p=
         IFS=/ read -ra parts <<<"${d#/}"
         for part in "${parts[@]}"; do
@@ -95,6 +103,8 @@ do_install() {
 
     run install -D -m 0755 "$BIN" "$D$bindir/nccl-init"
     rec+=("file $bindir/nccl-init")
+    run install -D -m 0644 "$PLUGIN" "$D$plugindir/libnccl-env.so"
+    rec+=("file $plugindir/libnccl-env.so")
     run install -D -m 0644 doc/nccl-init.1 "$D$man1dir/nccl-init.1"
     rec+=("file $man1dir/nccl-init.1")
 
@@ -156,7 +166,7 @@ do_uninstall() {
 
     # Directories, deepest first (a directory sorts before what is in it),
     # each only when empty: what is left in it is someone else's.
-    local -a dirs=("$profiledir" "$SYSCONFDIR/nccl-init" "$shipped" "$datadir")
+    local -a dirs=("$profiledir" "$SYSCONFDIR/nccl-init" "$shipped" "$datadir" "$plugindir")
     for e in "${rec[@]}"; do
         [ "${e%% *}" = dir ] && dirs+=("${e#* }")
     done
@@ -171,5 +181,5 @@ do_uninstall() {
 case ${1:-} in
     install) do_install ;;
     uninstall) do_uninstall ;;
-    *) echo "usage: install.sh install|uninstall (DESTDIR, PREFIX, SYSCONFDIR, BIN)" >&2; exit 2 ;;
+    *) echo "usage: install.sh install|uninstall (DESTDIR, PREFIX, SYSCONFDIR, BIN, PLUGIN)" >&2; exit 2 ;;
 esac

@@ -11,12 +11,16 @@ setup() {
     mkdir "$T"
 }
 
-# make in the repository, installing build/nccl-init as it is: -o keeps
-# make from rebuilding it (or installing packages) in the middle of a test.
-# A make running the suite passes its own flags down; they are not ours.
+# make in the repository, installing build/nccl-init and the env plugin
+# build/libnccl-env.so as they are: -o keeps make from rebuilding them (or
+# installing packages) in the middle of a test. A make running the suite
+# passes its own flags down; they are not ours.
+PLUGIN=$REPO/build/libnccl-env.so
 mk() {
     [ -x "$REPO/build/nccl-init" ] || fail "build/nccl-init is not built"
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$REPO" -o build/nccl-init "$@"
+    [ -f "$PLUGIN" ] || fail "build/libnccl-env.so is not built"
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$REPO" -o build/nccl-init \
+        -o build/libnccl-env.so "$@"
 }
 
 # Every path under $T with its type and mode, $T itself left out.
@@ -32,13 +36,15 @@ expected_tree() {
             d=${d:+$d/}$part
             echo "d 755 $d"
         done
-        for d in bin share share/man share/man/man1 share/nccl-init share/nccl-init/profiles; do
+        for d in bin lib lib/nccl-init share share/man share/man/man1 share/nccl-init \
+            share/nccl-init/profiles; do
             echo "d 755 $p/$d"
         done
         echo "d 755 etc"
         echo "d 755 etc/nccl-init"
         echo "d 755 etc/nccl-init/profiles"
         echo "f 755 $p/bin/nccl-init"
+        echo "f 644 $p/lib/nccl-init/libnccl-env.so"
         echo "f 644 $p/share/man/man1/nccl-init.1"
         echo "f 644 $p/share/nccl-init/installed"
         for f in "$PROFILES"/*.env "$PROFILES"/auto.rules; do
@@ -49,11 +55,12 @@ expected_tree() {
     } | LC_ALL=C sort
 }
 
-@test "make install: the binary, the profiles, auto.rules and the man page, in the layout the binary expects" {
+@test "make install: the binary, the env plugin, the profiles, auto.rules and the man page, in the layout the binary expects" {
     run mk install DESTDIR="$T"
     assert_success
     diff -u <(expected_tree /usr/local) <(tree)
     cmp "$REPO/build/nccl-init" "$T/usr/local/bin/nccl-init"
+    cmp "$PLUGIN" "$T/usr/local/lib/nccl-init/libnccl-env.so"
     cmp "$MAN" "$T/usr/local/share/man/man1/nccl-init.1"
     for f in "$PROFILES"/*.env "$PROFILES"/auto.rules; do
         cmp "$f" "$T/etc/nccl-init/profiles/${f##*/}"
@@ -80,6 +87,7 @@ expected_tree() {
         assert_success
         [ "$(tree)" != "$before" ]
         [ -x "$T/${prefix%/}/bin/nccl-init" ]
+        [ -f "$T/${prefix%/}/lib/nccl-init/libnccl-env.so" ]
         [ -f "$T/${prefix%/}/share/man/man1/nccl-init.1" ]
         # A second install changes nothing and records nothing new.
         local once
@@ -170,10 +178,41 @@ d 755 etc
 d 755 usr
 d 755 usr/local
 d 755 usr/local/bin
+d 755 usr/local/lib
 d 755 usr/local/share
 d 755 usr/local/share/man
 d 755 usr/local/share/man/man1
 EOF
+}
+
+@test "make install: the env plugin in PREFIX/lib/nccl-init, where nccl-init looks beside its binary; uninstall takes it away" {
+    run mk install DESTDIR="$T" PREFIX=/opt/x
+    assert_success
+    assert_output --partial "install -D -m 0644 build/libnccl-env.so $T/opt/x/lib/nccl-init/libnccl-env.so"
+    local so=$T/opt/x/lib/nccl-init/libnccl-env.so
+    [ "$(stat -c '%a %u' "$so")" = "644 0" ]
+    cmp "$PLUGIN" "$so"
+    # paths.h's ENV_PLUGIN_BESIDE, from the binary's directory.
+    local beside
+    beside=$(sed -nE 's/^#define ENV_PLUGIN_BESIDE "([^"]*)" ENV_PLUGIN_NAME$/\1/p' "$REPO/init/lib/paths.h")
+    [ "$beside" = ../lib/nccl-init/ ]
+    [ "$(realpath "$T/opt/x/bin/$beside/libnccl-env.so")" = "$(realpath "$so")" ]
+    grep -qx "file /opt/x/lib/nccl-init/libnccl-env.so" "$T/opt/x/share/nccl-init/installed"
+    # A library of someone else's in PREFIX/lib stays, and so does lib.
+    mkdir -p "$T/opt/x/lib/other"
+    run mk uninstall DESTDIR="$T" PREFIX=/opt/x
+    assert_success
+    [ ! -e "$T/opt/x/lib/nccl-init" ]
+    [ -d "$T/opt/x/lib/other" ]
+}
+
+@test "make install without a built plugin says so and writes nothing" {
+    local fake=$BATS_TEST_TMPDIR/nothing.so
+    run env DESTDIR="$T" PREFIX=/usr/local SYSCONFDIR=/etc BIN="$REPO/build/nccl-init" PLUGIN="$fake" \
+        "$REPO/scripts/install.sh" install
+    assert_failure 2
+    assert_output "install.sh: $fake: not built (run make first)"
+    [ -z "$(tree)" ]
 }
 
 @test "make install refuses a relative PREFIX or SYSCONFDIR and writes nothing" {

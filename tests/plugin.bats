@@ -1,0 +1,428 @@
+#!/usr/bin/env bats
+# The NCCL env plugin (plugin/, build/libnccl-env.so), as make install puts
+# it, under a real libnccl.so.2: each probe (helpers/nccl-env-probe.py)
+# runs NCCL's first init (ncclGetUniqueId, no GPU needed) with NCCL_DEBUG=INFO
+# and NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP, so NCCL says in its own words
+# which plugin it loaded and what it took; the plugin's own line says what
+# it made of the record. The record is /run/nccl-init/profile.env (copy-on-
+# write in the sandbox), written by the binary under test.
+
+load helpers/common
+
+LIBNCCL=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
+ENVPROBE=$BATS_TEST_DIRNAME/helpers/nccl-env-probe.py
+RECORD=/run/nccl-init/profile.env
+# What NCCL's debug lines start with: "HOST:PID:TID [DEV] NCCL INFO".
+INFO='NCCL INFO'
+
+# One install for the file, as an operator would make it; -o: build/ as it
+# is (make test built it), no rebuild in the middle of the suite. The binary
+# under test goes where make install put the release one, so that it is the
+# one beside the plugin.
+setup_file() {
+    [ -x "$REPO/build/nccl-init" ] && [ -f "$REPO/build/libnccl-env.so" ] ||
+        { echo "build/nccl-init and build/libnccl-env.so must be built (make)" >&2; return 1; }
+    export P=$BATS_FILE_TMPDIR/prefix
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$REPO" -o build/nccl-init \
+        -o build/libnccl-env.so install PREFIX="$P" SYSCONFDIR="$BATS_FILE_TMPDIR/etc" >/dev/null
+    install -m 0755 "$NI" "$P/bin/nccl-init"
+    export SO=$P/lib/nccl-init/libnccl-env.so
+    # A profile for the loopback: the interface NCCL's bootstrap takes, and
+    # a tuning key.
+    export PDIR=$BATS_FILE_TMPDIR/profiles
+    mkdir -p "$PDIR"
+    printf 'NCCL_SOCKET_IFNAME=lo\nNCCL_BUFFSIZE=8388608\n' >"$PDIR/lo.env"
+}
+
+setup() {
+    [ "$(id -u)" = 0 ] || skip "writes /run/nccl-init (copy-on-write in the sandbox)"
+    [ -f "$LIBNCCL" ] || skip "no $LIBNCCL"
+    unset_nccl_env
+    export LC_ALL=C
+    TMP=$(mktemp -d)
+    PIDS=()
+    rm -rf /run/nccl-init /etc/nccl.conf
+}
+
+teardown() {
+    local p
+    for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "${TMP:-/nonexistent}" /run/nccl-init /run/nccl-init.real /etc/nccl.conf
+    remove_python_hooks
+}
+
+# The record of the lo profile, as nccl-init writes it; $@: more options.
+write_record() {
+    "$NI" -q --profile-dir "$PDIR" --sinks record -p lo "$@" -- /bin/true
+    [ -f "$RECORD" ]
+}
+
+# probe [VAR=VALUE...] [MODE ARGS...]: the probe in an empty environment
+# with NCCL's debug output on and NCCL_ENV_PLUGIN naming the installed
+# plugin, plus the VAR=VALUEs (a bare NCCL_ENV_PLUGIN= or NCCL_DEBUG= takes
+# that one out).
+# timeout: a probe that hangs fails instead.
+probe() {
+    local -a vars=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP)
+    local plugin="NCCL_ENV_PLUGIN=$SO"
+    while [[ ${1:-} == *=* ]]; do
+        case $1 in
+            NCCL_ENV_PLUGIN=) plugin= ;;
+            NCCL_ENV_PLUGIN=*) plugin=$1 ;;
+            NCCL_DEBUG=) vars=("${vars[@]:1}") ;;
+            *) vars+=("$1") ;;
+        esac
+        shift
+    done
+    [ -z "$plugin" ] || vars+=("$plugin")
+    run timeout 30 env -i "${vars[@]}" /usr/bin/python3 -I "$ENVPROBE" "$@" "$LIBNCCL"
+    echo "$output"
+}
+
+# What a probe shows when NCCL ran with the record's values through the
+# plugin.
+assert_served() {
+    assert_success
+    assert_line 'uniqueid: ok'
+    assert_output --partial "$INFO ENV/Plugin: Using nccl-init (v1)"
+    assert_output --partial "$INFO Successfully loaded external env plugin $SO"
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to lo"
+    assert_output --regexp "$INFO Bootstrap: Using lo:"
+}
+
+# What a probe shows when the plugin refused the record: NCCL ran, with its
+# own defaults, and the plugin's one line says why ($1, its end).
+assert_refused() {
+    assert_success
+    assert_line 'uniqueid: ok'
+    assert_output --partial "$INFO ENV/Plugin: Using nccl-init (v1)"
+    refute_output --partial 'NCCL_SOCKET_IFNAME set by environment'
+    [ "$(grep -c 'nccl-init:' <<<"$output")" = 1 ]
+    assert_line --regexp "^[^ ]+:[0-9]+:[0-9]+ NCCL WARN nccl-init: record not used: $1; NCCL's own environment only\$"
+}
+
+@test "the plugin's ELF: NEEDED libc.so.6 only, SONAME libnccl-env.so, RELRO and BIND_NOW, two symbols exported, nothing above GLIBC_2.28" {
+    run readelf -d "$SO"
+    assert_success
+    [ "$(grep '(NEEDED)' <<<"$output" | sed 's/.*\[\(.*\)\]/\1/')" = libc.so.6 ]
+    assert_line --regexp '\(SONAME\) +Library soname: \[libnccl-env\.so\]'
+    assert_output --regexp '\(FLAGS\) +BIND_NOW'
+    readelf -lW "$SO" | grep -q GNU_RELRO
+    # Defined dynamic symbols: the two plugin structs, nothing else.
+    run bash -c "objdump -T '$SO' | awk '\$4 != \"*UND*\" && \$NF ~ /^[A-Za-z_]/ && / g /' | awk '{ print \$NF }' | sort"
+    assert_output $'ncclEnvPlugin_v1\nncclEnvPlugin_v2'
+    # Every glibc version a symbol needs, the newest 2.28 (statx), for the
+    # servers built on RHEL 8's glibc.
+    local newest
+    newest=$(objdump -T "$SO" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1)
+    echo "newest: GLIBC_$newest"
+    [ "$(printf '%s\n' "$newest" 2.28 | sort -V | tail -n1)" = 2.28 ]
+    run objdump -T "$SO"
+    refute_output --regexp '\b(fstat|fstatat|fstat64|stat|lstat)(64)?\b'
+}
+
+@test "an env -i process gets the record's NCCL_SOCKET_IFNAME=lo through the plugin, and bootstraps on lo" {
+    write_record
+    probe
+    assert_served
+    assert_line --regexp "^[^ ]+:[0-9]+:[0-9]+ $INFO nccl-init: 2 values from $RECORD \(profile lo, digest [0-9a-f]{12}\), not enforced\$"
+    # The digest is the record's.
+    local d
+    d=$(sed -n 's/^NCCL_INIT_DIGEST=//p' "$RECORD")
+    assert_output --partial "digest ${d:0:12})"
+}
+
+@test "a multiprocessing spawn worker whose parent cleared every NCCL_* gets the record's values" {
+    write_record
+    # Nothing NCCL_* in the worker's environment: NCCL finds the plugin and
+    # its debug level in /etc/nccl.conf, as the nccl-conf sink would put
+    # them there, and the profile's values only in the record.
+    printf 'NCCL_DEBUG=INFO\nNCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP\nNCCL_ENV_PLUGIN=%s\n' "$SO" >/etc/nccl.conf
+    probe NCCL_SOCKET_IFNAME=bogus0 spawn
+    assert_served
+    refute_output --partial bogus0
+}
+
+@test "the plugin found by its default name (NCCL_ENV_PLUGIN unset): dlopen(libnccl-env.so) through the loader's path" {
+    write_record
+    probe NCCL_ENV_PLUGIN= LD_LIBRARY_PATH="${SO%/*}"
+    assert_success
+    assert_output --partial "$INFO ENV/Plugin: Using nccl-init (v1)"
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to lo"
+    assert_output --partial "$INFO Bootstrap: Using lo:"
+}
+
+@test "the process's own value wins over the record's; NCCL_INIT_* lines are never served" {
+    write_record
+    probe NCCL_SOCKET_IFNAME=bogus0
+    # As without nccl-init: NCCL takes bogus0, finds no such interface.
+    assert_failure 1
+    assert_line --regexp '^uniqueid: failed [0-9]+$'
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to bogus0"
+    assert_output --partial 'NCCL WARN Bootstrap : no socket interface found'
+    assert_output --partial 'not enforced'
+    # getEnv itself, from 8 threads at once: the record's value, the same
+    # every time, and nothing for the record's own lines.
+    probe threads "$SO" NCCL_BUFFSIZE
+    assert_success
+    assert_line 'threads: 8388608'
+    probe threads "$SO" NCCL_INIT_DIGEST
+    assert_success
+    assert_line 'threads: NULL'
+    probe NCCL_INIT_PROFILE=mine threads "$SO" NCCL_INIT_PROFILE
+    assert_line 'threads: mine'
+    probe threads "$SO" NCCL_NOT_IN_THE_RECORD
+    assert_line 'threads: NULL'
+}
+
+@test "enforce: with NCCL_INIT_ENFORCE=1 in the record, a process's own NCCL_SOCKET_IFNAME=bogus0 still bootstraps on lo" {
+    write_record
+    # The record as nccl-init --enforce writes it: its lines sorted, the
+    # enforce line among them.
+    { cat "$RECORD"; echo NCCL_INIT_ENFORCE=1; } | sort >"$TMP/r"
+    cat "$TMP/r" >"$RECORD"
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_served
+    assert_output --partial ', enforced'
+    refute_output --partial bogus0
+}
+
+# needs the sinkside branch (the record sink writes NCCL_INIT_ENFORCE=1 under --enforce)
+@test "enforce: a record written by nccl-init --enforce beats the process's own value; without --enforce it does not" {
+    write_record --enforce
+    run grep -x 'NCCL_INIT_ENFORCE=1' "$RECORD"
+    assert_success
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_served
+    assert_output --partial ', enforced'
+    write_record
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_failure 1
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to bogus0"
+    assert_output --partial 'not enforced'
+}
+
+@test "a group-writable record, or one in an other-writable or sticky record directory: NCCL's defaults and the reason" {
+    write_record
+    chmod 0664 "$RECORD"
+    probe
+    assert_refused "$RECORD is writable by group or others \(mode 0664\)"
+    chmod 0644 "$RECORD"
+    chmod 0757 /run/nccl-init
+    probe
+    assert_refused 'directory /run/nccl-init is writable by group or others \(mode 0757\)'
+    # Sticky is no excuse for the record's own directory.
+    chmod 1777 /run/nccl-init
+    probe
+    assert_refused 'directory /run/nccl-init is writable by group or others \(mode 1777\)'
+    chmod 0755 /run/nccl-init
+    probe
+    assert_served
+}
+
+@test "a symbolic link at the record's path, or at its directory: refused" {
+    write_record
+    mv "$RECORD" /run/nccl-init/real.env
+    ln -s real.env "$RECORD"
+    probe
+    assert_refused "$RECORD is a symbolic link"
+    rm "$RECORD"
+    mv /run/nccl-init/real.env "$RECORD"
+    mv /run/nccl-init /run/nccl-init.real
+    ln -s nccl-init.real /run/nccl-init
+    probe
+    assert_refused '/run/nccl-init is a symbolic link or not a directory'
+    rm /run/nccl-init
+    rm -rf /run/nccl-init.real
+}
+
+@test "a record owned by another user (nobody), or in a directory that is: refused" {
+    local nobody
+    nobody=$(id -u nobody)
+    write_record
+    chown nobody "$RECORD"
+    probe
+    assert_refused "$RECORD is owned by uid $nobody, neither root nor this process's 0"
+    chown root "$RECORD"
+    chown nobody /run/nccl-init
+    probe
+    assert_refused "directory /run/nccl-init is owned by uid $nobody, neither root nor this process's 0"
+}
+
+@test "a 100 MB record (sparse): refused by its size, before it is read" {
+    write_record
+    truncate -s 100M "$RECORD"
+    probe
+    assert_refused "$RECORD is 104857600 bytes, more than the 65536 a record may have"
+}
+
+@test "binary garbage, a 5,000-byte value, a missing NCCL_INIT_DIGEST, and other broken records: refused, each with its reason" {
+    # Binary garbage, seeded (the same bytes every run), NULs and all.
+    python3 -c 'import random, sys; r = random.Random(24); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(3000)) + b"\n")' >"$TMP/garbage"
+    write_record
+    cp "$TMP/garbage" "$RECORD"
+    probe
+    assert_refused "$RECORD: line [0-9]+: .*"
+    write_record
+    cp "$RECORD" "$TMP/good"
+    local big
+    big=$(printf '%5000s' '' | tr ' ' x)
+    # RECORD_CONTENT | REASON (a regex)
+    # The good record, its lines and their newlines.
+    local g
+    g=$(cat "$TMP/good")$'\n'
+    local -a cases=(
+        "${g}NCCL_X=$big|$RECORD: line 5: longer than 4096 bytes"
+        "$(grep -v '^NCCL_INIT_DIGEST=' "$TMP/good")|$RECORD: no NCCL_INIT_DIGEST line"
+        "${g}NCCL_SOCKET_IFNAME=eth0|$RECORD: the key NCCL_SOCKET_IFNAME is there more than once"
+        "${g}NCCL_INIT_ENFORCE=yes|$RECORD: NCCL_INIT_ENFORCE is not 1"
+        "${g}NCCL_X=a$(printf '\r')|$RECORD: line 5: a control byte \(0x0d\) in the value"
+        "${g}|$RECORD: line 5: not KEY=VALUE \(a key starts with a letter or '_'\)"
+        "${g}#comment|$RECORD: line 5: not KEY=VALUE \(a key starts with a letter or '_'\)"
+        "${g}NCCL-X=1|$RECORD: line 5: not KEY=VALUE \(a key is letters, digits and '_', then '='\)"
+        "${g}$(seq -f 'NCCL_K%g=1' 600)|$RECORD: more than 512 lines"
+    )
+    local c
+    for c in "${cases[@]}"; do
+        printf '%s\n' "${c%|*}" >"$RECORD"
+        probe
+        assert_refused "${c##*|}"
+    done
+    # No newline after the last line; nothing at all.
+    printf '%s' "$(cat "$TMP/good")" >"$RECORD"
+    probe
+    assert_refused "$RECORD: the last line does not end with a newline"
+    : >"$RECORD"
+    probe
+    assert_refused "$RECORD: empty"
+    # The good one still serves.
+    cp "$TMP/good" "$RECORD"
+    probe
+    assert_served
+}
+
+@test "a FIFO at the record's path: refused at once, nothing blocks" {
+    mkdir -p /run/nccl-init
+    mkfifo -m 0644 "$RECORD"
+    SECONDS=0
+    probe
+    assert_refused "$RECORD is a FIFO"
+    [ "$SECONDS" -lt 10 ]
+}
+
+@test "no record: one INFO line, NCCL's defaults" {
+    probe
+    assert_success
+    assert_line 'uniqueid: ok'
+    assert_output --partial "$INFO ENV/Plugin: Using nccl-init (v1)"
+    assert_line --regexp "^[^ ]+:[0-9]+:[0-9]+ $INFO nccl-init: no record \(no /run/nccl-init\): NCCL's own environment only\$"
+    refute_output --partial 'NCCL WARN'
+    mkdir /run/nccl-init
+    probe
+    assert_success
+    assert_line --regexp "$INFO nccl-init: no record \(no $RECORD\): NCCL's own environment only\$"
+    # The v1 line only at NCCL_DEBUG=INFO or TRACE, as NCCL's own.
+    probe NCCL_DEBUG=WARN
+    assert_success
+    refute_output --partial 'nccl-init:'
+    probe NCCL_DEBUG=trace
+    assert_output --partial 'nccl-init: no record'
+}
+
+@test "v2 (NCCL 2.30): init logs through NCCL's logger, INFO or WARN under INIT|ENV, whatever NCCL_DEBUG says; returns 0" {
+    write_record
+    probe NCCL_DEBUG= v2 "$SO" NCCL_SOCKET_IFNAME
+    assert_success
+    assert_line 'name: nccl-init'
+    assert_line 'init: 0'
+    # NCCL_LOG_INFO = 3, NCCL_INIT|NCCL_ENV = 0x81
+    assert_line --regexp "^log 3 0x81 plugin/plugin.c: nccl-init: 2 values from $RECORD \(profile lo, digest [0-9a-f]{12}\), not enforced\$"
+    assert_line 'getEnv: lo'
+    assert_line 'finalize: 0'
+    # Nothing on stdout of its own: one line, through the logger.
+    [ "$(grep -c 'nccl-init:' <<<"$output")" = 1 ]
+    chmod 0666 "$RECORD"
+    probe v2 "$SO" NCCL_SOCKET_IFNAME
+    assert_success
+    assert_line 'init: 0'
+    # NCCL_LOG_WARN = 2
+    assert_line "log 2 0x81 plugin/plugin.c: nccl-init: record not used: $RECORD is writable by group or others (mode 0666); NCCL's own environment only"
+    assert_line 'getEnv: NULL'
+    rm -rf /run/nccl-init
+    probe v2 "$SO" NCCL_SOCKET_IFNAME
+    assert_line "log 3 0x81 plugin/plugin.c: nccl-init: no record (no /run/nccl-init): NCCL's own environment only"
+}
+
+@test "NCCL_ENV_PLUGIN=none: NCCL says so and does not load the plugin" {
+    write_record
+    probe NCCL_ENV_PLUGIN=none
+    assert_success
+    assert_output --partial "$INFO NCCL_ENV_PLUGIN set by environment to none"
+    refute_output --partial 'ENV/Plugin: Using nccl-init'
+    refute_output --partial 'nccl-init:'
+    refute_output --partial 'NCCL_SOCKET_IFNAME set by environment'
+}
+
+# Starts a probe that holds after ncclGetUniqueId; sets HELD to its pid.
+start_held() {
+    timeout 60 env -i NCCL_DEBUG=INFO "NCCL_ENV_PLUGIN=$SO" /usr/bin/python3 -I "$ENVPROBE" hold "$LIBNCCL" \
+        >"$TMP/held.out" 2>&1 &
+    PIDS+=($!)
+    local _
+    for _ in $(seq 200); do grep -q '^held ' "$TMP/held.out" && break; sleep 0.05; done
+    HELD=$(sed -n 's/^held //p' "$TMP/held.out")
+    [ -n "$HELD" ] || { cat "$TMP/held.out"; false; }
+}
+
+# "FD FLAGS" of each descriptor of pid $1 that refers to the record.
+record_fds() {
+    local f n
+    for f in /proc/"$1"/fd/*; do
+        [ "$(readlink "$f")" = "$RECORD" ] || continue
+        n=${f##*/}
+        echo "$n $(awk '/^flags:/ { print $2 }' "/proc/$1/fdinfo/$n")"
+    done
+}
+
+@test "the plugin holds an O_PATH descriptor of the record it serves, and none of one it refused" {
+    write_record
+    start_held
+    run record_fds "$HELD"
+    echo "$output"
+    [ "${#lines[@]}" = 1 ]
+    local flags=${lines[0]#* }
+    # O_PATH (010000000) and O_CLOEXEC (02000000), read-only.
+    (( (8#$flags & 8#10000000) != 0 ))
+    (( (8#$flags & 8#2000000) != 0 ))
+    (( (8#$flags & 3) == 0 ))
+    kill "$HELD"
+    chmod 0666 "$RECORD"
+    start_held
+    grep -q 'record not used' "$TMP/held.out"
+    run record_fds "$HELD"
+    assert_output ''
+}
+
+# needs the sinkside branch (nccl-init names NCCL_ENV_PLUGIN=<the plugin beside it> in the nccl-conf block)
+@test "installed beside the binary: an env -i process under PREFIX/bin/nccl-init with the default sinks loads the plugin from nccl.conf" {
+    run --separate-stderr "$P/bin/nccl-init" -q --profile-dir "$PDIR" -p lo -- \
+        /usr/bin/env -i /usr/bin/python3 -S "$ENVPROBE" "$LIBNCCL"
+    echo "$output"
+    assert_success
+    grep -qx "NCCL_ENV_PLUGIN=$SO" /etc/nccl.conf
+    assert_output --partial "$INFO ENV/Plugin: Using nccl-init (v1)"
+    assert_output --partial "$INFO Successfully loaded external env plugin $SO"
+    assert_output --partial 'nccl-init: 2 values from /run/nccl-init/profile.env (profile lo'
+}
+
+# needs the verifyside branch (verify names the source "plugin" for a process holding the record O_PATH)
+@test "verify: a process served by the plugin shows the source plugin for each key" {
+    write_record
+    start_held
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_success
+    assert_line --regexp '^PID +COMMAND +BUFFSIZE +SOCKET_IFN'
+    assert_line --regexp "^$HELD +python3 +plugin +plugin( |\$)"
+}
