@@ -178,11 +178,18 @@ def gpu_comm(nccl, lib):
         return {"error": "no libcudart"}
     if cudart.cudaSetDevice(0) != 0:
         return {"error": "cudaSetDevice(0) failed"}
-    uid = ctypes.create_string_buffer(128)
-    rc = nccl.ncclGetUniqueId(uid)
+    # ncclCommInitRank takes the 128-byte ncclUniqueId by value (nccl.h):
+    # a struct for ctypes, not a pointer to a buffer.
+    class UniqueId(ctypes.Structure):
+        _fields_ = [("internal", ctypes.c_char * 128)]
+
+    uid = UniqueId()
+    rc = nccl.ncclGetUniqueId(ctypes.byref(uid))
     if rc != 0:
         return {"rc": rc}
     comm = ctypes.c_void_p()
+    nccl.ncclCommInitRank.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, UniqueId,
+                                      ctypes.c_int]
     rc = nccl.ncclCommInitRank(ctypes.byref(comm), 1, uid, 0)
     if rc == 0:
         nccl.ncclCommDestroy(comm)
