@@ -303,7 +303,7 @@ static void nccl_conf_values(void **state)
     make_set(&s, kv, ARRAY_SIZE(kv));
     struct buf b = { 0 };
     skipped[0] = '\0';
-    format_nccl_conf(&b, &s, note_skip);
+    format_nccl_conf(&b, &s, NULL, note_skip);
     /* NCCL keeps everything after '=' literally: '#' and quotes are fine */
     assert_string_equal(b.data, "NCCL_A=a#b \"c\"\n");
     assert_contains(skipped, "nccl-conf:NCCL_CR:it contains a control character");
