@@ -105,12 +105,13 @@ int ldcache_each(const char *data, size_t len, const char *soname, ldcache_fn *f
 
 /* Is the file at path (absolute, clean) one to name: reached without a
  * link, a regular file, owned by root (not as root: by root or us), not
- * writable by group or others? 0 with *st filled; 1 with why said; -ENOENT
- * when there is none. */
+ * writable by group or others? 0 with *st filled; 1 with why said (and
+ * *st filled when the file was reached); -ENOENT when there is none. */
 static int trusted(const char *path, struct stat *st, struct buf *why)
 {
     const char *name;
     struct refusal r;
+    memset(st, 0, sizeof *st); /* not S_ISREG until fstatat says so */
     int fd = walk_parent(path, 0, &name, &r);
     if (fd == -ENOENT || fd == -ENOTDIR)
         return -ENOENT;
