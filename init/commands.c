@@ -89,8 +89,11 @@ int cmd_render(const struct options *o)
         format_etc_environment(&body, &r.env, sink_skip_warn);
     else if (strcmp(f, "python") == 0)
         format_python(&body, &r.env, NULL, sink_record_path(o->root), sink_skip_warn);
-    else if (strcmp(f, "nccl-conf") == 0)
-        format_nccl_conf(&body, &r.env, sink_skip_warn);
+    else if (strcmp(f, "nccl-conf") == 0) {
+        struct env_plugin p;
+        sink_nccl_conf_block(&body, o->root, &r.env, &p); /* the plugin line too */
+        env_plugin_free(&p);
+    }
     if (b.len == 0)
         block_wrap(&b, body.data ? body.data : ""); /* exactly what the sink writes */
     int w = write_all(STDOUT_FILENO, b.data ? b.data : "", b.len);
@@ -186,7 +189,8 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     for (size_t i = 0; i < o->npython; i++)
         st.interpreters[i] = o->python[i];
     st.interpreters[o->npython] = st.path;
-    st.sinks = (struct sink_options){ o->sinks, o->root, st.interpreters, o->npython + 1 };
+    st.sinks = (struct sink_options){ o->sinks, o->root, st.interpreters, o->npython + 1,
+                                      o->strict };
     sinks_write(&st.report, &st.sinks, &r->env);
     record_env(&st.report, &st.sinks);
     if (o->strict && st.report.failures) {
@@ -249,7 +253,7 @@ int cmd_remove(const struct options *o)
 {
     const char *python3[] = { "python3" };
     struct sink_report r = { 0 };
-    struct sink_options so = { SINK_ALL, o->root, python3, o->root ? 0 : 1 };
+    struct sink_options so = { SINK_ALL, o->root, python3, o->root ? 0 : 1, false };
     sinks_remove(&r, &so);
     return r.failures ? 1 : 0;
 }

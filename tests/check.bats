@@ -255,10 +255,13 @@ check_text() {
     [ "$(grep -c ': warning: ' <<<"$stderr")" = 5 ]
     [[ "$stderr" != *"server-overrides.env:3:"* ]] # NCCL_PROTO: no server touches it
     [[ "$stderr" == *"server-overrides.env:4: warning: CUDA_DEVICE_MAX_CONNECTIONS=1: SGLang always sets it to 8 (engine.py _set_envs_and_config), so the profile's value never reaches SGLang"* ]]
-    [[ "$stderr" == *"server-overrides.env:5: warning: NCCL_CUMEM_ENABLE=1: SGLang sets it to 0 (1 on a multi-node MNNVL fabric or with --enable-symm-mem) when it is unset, and always with --enable-symm-mem (engine.py _set_envs_and_config): the profile's value wins unless --enable-symm-mem is given"* ]]
-    [[ "$stderr" == *"server-overrides.env:6: warning: NCCL_NVLS_ENABLE=1: SGLang sets it to 0 (1 with --enable-nccl-nvls or --enable-symm-mem) when it is unset, and always with --enable-nccl-nvls or --enable-symm-mem (engine.py _set_envs_and_config): the profile's value wins unless --enable-nccl-nvls or --enable-symm-mem is given"* ]]
-    [[ "$stderr" == *"server-overrides.env:7: warning: NCCL_MNNVL_ENABLE=1: SGLang sets it to 1 on a multi-node MNNVL fabric only when it is unset (engine.py _set_envs_and_config): the profile's value wins"* ]]
+    # CUDA reads it, not NCCL: no plugin gets the profile's value through
+    [[ "$stderr" != *"CUDA_DEVICE_MAX_CONNECTIONS=1: SGLang always sets it to 8 (engine.py _set_envs_and_config), so the profile's value never reaches SGLang;"* ]]
+    [[ "$stderr" == *"server-overrides.env:5: warning: NCCL_CUMEM_ENABLE=1: SGLang sets it to 0 (1 on a multi-node MNNVL fabric or with --enable-symm-mem) when it is unset, and always with --enable-symm-mem (engine.py _set_envs_and_config): the profile's value wins unless --enable-symm-mem is given; with nccl-init's env plugin and --enforce the profile's value reaches NCCL anyway"* ]]
+    [[ "$stderr" == *"server-overrides.env:6: warning: NCCL_NVLS_ENABLE=1: SGLang sets it to 0 (1 with --enable-nccl-nvls or --enable-symm-mem) when it is unset, and always with --enable-nccl-nvls or --enable-symm-mem (engine.py _set_envs_and_config): the profile's value wins unless --enable-nccl-nvls or --enable-symm-mem is given; with nccl-init's env plugin and --enforce the profile's value reaches NCCL anyway"* ]]
+    [[ "$stderr" == *"server-overrides.env:7: warning: NCCL_MNNVL_ENABLE=1: SGLang sets it to 1 on a multi-node MNNVL fabric only when it is unset (engine.py _set_envs_and_config): the profile's value wins; with nccl-init's env plugin and --enforce the profile's value reaches NCCL anyway"* ]]
     [[ "$stderr" == *"server-overrides.env:8: warning: TORCHINDUCTOR_COMPILE_THREADS=4: vLLM always sets it to 1 (env_override.py), so the profile's value never reaches vLLM"* ]]
+    [ "$(grep -c "with nccl-init's env plugin and --enforce the profile's value reaches NCCL anyway" <<<"$stderr")" = 3 ]
     [[ "$stderr" == *"checked 1 profile: 0 errors, 5 warnings"* ]]
     # vLLM no longer sets NCCL_CUMEM_ENABLE (PR #24141): no vLLM warning on it
     [[ "$stderr" != *"NCCL_CUMEM_ENABLE=1: vLLM"* ]]

@@ -996,3 +996,302 @@ PY
     run state_sinks
     assert_output "$(printf '%s\n' 'etc-environment written' 'nccl-conf written' 'record written')"
 }
+
+# ---- the record's enforce line and bounds (lib/paths.h) ----
+
+@test "the record has NCCL_INIT_ENFORCE=1 with --enforce only; state.json says which" {
+    run --separate-stderr ni_start --sinks record -- true
+    assert_success
+    ! grep -q '^NCCL_INIT_ENFORCE=' "$ROOT/run/nccl-init/profile.env"
+    grep -qx '  "enforce": false,' "$ROOT/run/nccl-init/state.json"
+    run --separate-stderr ni_start --enforce --sinks record -- printenv NCCL_INIT_ENFORCE
+    assert_failure 1 # not in the child's environment
+    [ "$(grep -c '^NCCL_INIT_ENFORCE=' "$ROOT/run/nccl-init/profile.env")" = 1 ]
+    grep -qx 'NCCL_INIT_ENFORCE=1' "$ROOT/run/nccl-init/profile.env"
+    grep -qx '  "enforce": true,' "$ROOT/run/nccl-init/state.json"
+    # in key order among the rest, and in no other sink
+    diff <(LC_ALL=C sort "$ROOT/run/nccl-init/profile.env") "$ROOT/run/nccl-init/profile.env"
+    run --separate-stderr ni_start --enforce --sinks "$SINKS" -- true
+    ! grep -q NCCL_INIT_ENFORCE "$ROOT/etc/environment" "$ROOT/etc/nccl.conf"
+}
+
+@test "a record line over RECORD_LINE_MAX is left out of the record with a warning; the child still gets it" {
+    printf 'MY_LONG=short\nNCCL_PROTO=LL\n' >"$TMP/p.env"
+    long=$(head -c 5000 /dev/zero | tr '\0' v)
+    run --separate-stderr env MY_LONG="$long" "$NI" -q --root "$ROOT" -p "$TMP/p.env" \
+        --sinks record -- printenv MY_LONG
+    assert_success
+    assert_output "$long"
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink record: MY_LONG left out: its line would be longer than the 4096 bytes the record's readers take"
+    ! grep -q '^MY_LONG=' "$ROOT/run/nccl-init/profile.env"
+    grep -qx NCCL_PROTO=LL "$ROOT/run/nccl-init/profile.env"
+}
+
+@test "a record over its readers' bounds is not written, one warning; --strict writes nothing and starts nothing" {
+    for i in $(seq 1 520); do printf 'MY_K%04d=1\n' "$i"; done >"$TMP/many.env"
+    # --strict: nothing written at all, nothing started
+    run --separate-stderr "$NI" -q --strict --root "$ROOT" -p "$TMP/many.env" --sinks "$SINKS" \
+        -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+    assert_equal "$(sink_warnings)" \
+        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: 522 lines, 5825 bytes: more than its readers take (512 lines, 65536 bytes); skipped"
+    [[ "$stderr" == *"nccl-init: error: --strict: 1 sink could not be written; command not started" ]]
+    assert_equal "$(files_in "$ROOT/etc")" ""
+    assert_equal "$(files_in "$ROOT/run")" ""
+
+    # without it: the other sinks are written, the command starts, and the
+    # previous start's record goes, so that no reader takes it for this one's
+    run --separate-stderr ni_start --sinks "$SINKS" -- true
+    assert_success
+    [ -f "$ROOT/run/nccl-init/profile.env" ]
+    run --separate-stderr "$NI" --root "$ROOT" -p "$TMP/many.env" --sinks "$SINKS" \
+        -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    [ "$(sink_warnings | wc -l)" = 1 ]
+    [[ "$(sink_warnings)" == *"sink record: $ROOT/run/nccl-init/profile.env: 522 lines, 5825 bytes: more than its readers take (512 lines, 65536 bytes); skipped" ]]
+    [[ "$stderr" == *"sink record: $ROOT/run/nccl-init/profile.env deleted"* ]]
+    [[ "$stderr" == *"sink record: $ROOT/run/nccl-init/state.json deleted"* ]]
+    [ ! -e "$ROOT/run/nccl-init/profile.env" ]
+    [ ! -e "$ROOT/run/nccl-init/state.json" ]
+    grep -qx MY_K0520=1 "$ROOT/etc/environment"
+}
+
+# ---- the env plugin the nccl-conf block names (sinks/env_plugin.c) ----
+
+# A copy of the binary at $TMP/prefix/bin, and a plugin file beside it where
+# make install puts it (any regular file: only its path and its owner count).
+make_prefix() {
+    mkdir -p "$TMP/prefix/bin" "$TMP/prefix/lib/nccl-init"
+    cp "$NI" "$TMP/prefix/bin/nccl-init"
+    PLUGIN=$TMP/prefix/lib/nccl-init/libnccl-env.so
+    echo plugin >"$PLUGIN"
+    chmod 0644 "$PLUGIN"
+    PNI=$TMP/prefix/bin/nccl-init
+}
+
+# A start of the copy without --root: nccl-conf into $NCCL_CONF_FILE, the
+# record under the sandbox's /run.
+# P_ENV: more of its environment.
+P_ENV=()
+p_start() {
+    env NCCL_CONF_FILE="$TMP/nccl.conf" "${P_ENV[@]}" "$PNI" -q --profile-dir "$PROFILES" -p pcie-8gpu \
+        --sinks nccl-conf,record "$@"
+}
+
+plugin_warnings() { grep 'env plugin' <<<"$stderr" || true; }
+
+# "sink outcome path note" of the env-plugin entry of state.json.
+plugin_state() {
+    python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[1]))["sinks"]:
+    if s["sink"] == "env-plugin":
+        print(s["outcome"], s["path"], s.get("note", ""))' "${1:-/run/nccl-init/state.json}"
+}
+
+@test "the nccl-conf block names the plugin beside the binary; render prints the same block; remove takes it out" {
+    make_prefix
+    run --separate-stderr p_start -- true
+    assert_success
+    assert_equal "$(plugin_warnings)" ""
+    [ "$(grep -c '^NCCL_ENV_PLUGIN=' "$TMP/nccl.conf")" = 1 ]
+    grep -qx "NCCL_ENV_PLUGIN=$PLUGIN" "$TMP/nccl.conf"
+    diff <(block_of "$TMP/nccl.conf") \
+        <(NCCL_CONF_FILE="$TMP/nccl.conf" "$PNI" render --profile-dir "$PROFILES" -p pcie-8gpu \
+            --format nccl-conf 2>/dev/null)
+    run plugin_state
+    assert_output "named $PLUGIN NCCL_ENV_PLUGIN=$PLUGIN"
+    # only the block: not the child's environment, nor the record
+    run --separate-stderr p_start -- printenv NCCL_ENV_PLUGIN
+    assert_failure 1
+    ! grep -q NCCL_ENV_PLUGIN /run/nccl-init/profile.env
+    # a second start leaves the file as it is
+    run --separate-stderr p_start -- true
+    run plugin_state
+    assert_output "named $PLUGIN NCCL_ENV_PLUGIN=$PLUGIN"
+    grep -q '"sink": "nccl-conf", "path": ".*", "outcome": "unchanged"' /run/nccl-init/state.json
+    run --separate-stderr env NCCL_CONF_FILE="$TMP/nccl.conf" "$PNI" remove
+    assert_success
+    [ ! -e "$TMP/nccl.conf" ]
+    rm -rf /run/nccl-init
+}
+
+@test "under --root the plugin is named as seen inside the root, and only when it lies there" {
+    mkdir -p "$ROOT/usr/bin" "$ROOT/usr/lib/nccl-init"
+    cp "$NI" "$ROOT/usr/bin/nccl-init"
+    echo plugin >"$ROOT/usr/lib/nccl-init/libnccl-env.so"
+    run --separate-stderr "$ROOT/usr/bin/nccl-init" -q --root "$ROOT" --profile-dir "$PROFILES" \
+        -p pcie-8gpu --sinks nccl-conf,record -- true
+    assert_success
+    grep -qx "NCCL_ENV_PLUGIN=/usr/lib/nccl-init/libnccl-env.so" "$ROOT/etc/nccl.conf"
+    diff <(block_of "$ROOT/etc/nccl.conf") \
+        <("$ROOT/usr/bin/nccl-init" render --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+            --format nccl-conf 2>/dev/null)
+    run plugin_state "$ROOT/run/nccl-init/state.json"
+    assert_output "named $ROOT/usr/lib/nccl-init/libnccl-env.so NCCL_ENV_PLUGIN=/usr/lib/nccl-init/libnccl-env.so"
+    # a binary outside the root names nothing inside it: no line, a debug line only
+    make_prefix
+    run --separate-stderr "$PNI" -vv --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+        --sinks nccl-conf,record -- true
+    assert_success
+    ! grep -q NCCL_ENV_PLUGIN "$ROOT/etc/nccl.conf"
+    [[ "$stderr" == *"nccl-init: env plugin: $PLUGIN is outside --root $ROOT; none named"* ]]
+    [ "$(grep -c 'warning' <<<"$stderr")" = 0 ]
+    run plugin_state "$ROOT/run/nccl-init/state.json"
+    assert_output ""
+}
+
+@test "a plugin that is group-writable, not root's, or reached through a link is not named, one warning" {
+    make_prefix
+    chmod 0664 "$PLUGIN"
+    run --separate-stderr p_start -- true
+    assert_success
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: env plugin $PLUGIN: it is writable by group (mode 0664); not named"
+    ! grep -q NCCL_ENV_PLUGIN "$TMP/nccl.conf"
+    run plugin_state
+    assert_output "left out $PLUGIN it is writable by group (mode 0664)"
+    chmod 0644 "$PLUGIN"
+    chown 1234 "$PLUGIN"
+    run --separate-stderr p_start -- true
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: env plugin $PLUGIN: it is owned by uid 1234, not by root; not named"
+    chown 0 "$PLUGIN"
+    # a link in its path: lib/ is a link to a real directory elsewhere
+    mv "$TMP/prefix/lib" "$TMP/lib.real"
+    ln -s "$TMP/lib.real" "$TMP/prefix/lib"
+    run --separate-stderr p_start -- true
+    assert_success
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: env plugin $PLUGIN: parent $TMP/prefix/lib is a symlink; not named"
+    ! grep -q NCCL_ENV_PLUGIN "$TMP/nccl.conf"
+    # the plugin itself a link
+    rm "$TMP/prefix/lib"
+    mv "$TMP/lib.real" "$TMP/prefix/lib"
+    mv "$PLUGIN" "$TMP/real.so"
+    ln -s "$TMP/real.so" "$PLUGIN"
+    run --separate-stderr p_start -- true
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: env plugin $PLUGIN: it is a symlink; not named"
+    rm -rf /run/nccl-init
+}
+
+# The one warning when another env plugin is configured.
+LEFT_ALONE="left alone; NCCL takes its parameters through that plugin, and the profile reaches NCCL only through the environment, the Python hook and nccl.conf (--enforce does not hold against a process's own value)"
+
+@test "another env plugin in the environment, or none, is left alone: one warning, no line of ours" {
+    make_prefix
+    P_ENV=(NCCL_ENV_PLUGIN=/opt/other/libnccl-env.so)
+    run --separate-stderr p_start -- printenv NCCL_ENV_PLUGIN
+    assert_success
+    assert_output /opt/other/libnccl-env.so
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: another env plugin (NCCL_ENV_PLUGIN=/opt/other/libnccl-env.so in the environment): $LEFT_ALONE"
+    ! grep -q NCCL_ENV_PLUGIN "$TMP/nccl.conf"
+    run plugin_state
+    assert_output "left out $PLUGIN another env plugin: NCCL_ENV_PLUGIN=/opt/other/libnccl-env.so in the environment"
+    # render says the same, prints the block without the line
+    run --separate-stderr env NCCL_ENV_PLUGIN=/opt/other/libnccl-env.so NCCL_CONF_FILE="$TMP/nccl.conf" \
+        "$PNI" render --profile-dir "$PROFILES" -p pcie-8gpu --format nccl-conf
+    refute_output --partial NCCL_ENV_PLUGIN
+    [ "$(plugin_warnings | wc -l)" = 1 ]
+    # none: the operator turned plugins off
+    P_ENV=(NCCL_ENV_PLUGIN=NONE)
+    run --separate-stderr p_start -- true
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: env plugins turned off (NCCL_ENV_PLUGIN=NONE in the environment): left alone; NCCL then loads no env plugin, and the profile reaches NCCL only through the environment, the Python hook and nccl.conf (--enforce does not hold against a process's own value)"
+    ! grep -q NCCL_ENV_PLUGIN "$TMP/nccl.conf"
+    # exactly ours is ours
+    P_ENV=(NCCL_ENV_PLUGIN="$PLUGIN")
+    run --separate-stderr p_start -- true
+    assert_equal "$(plugin_warnings)" ""
+    grep -qx "NCCL_ENV_PLUGIN=$PLUGIN" "$TMP/nccl.conf"
+    # warned whether or not ours is installed
+    rm "$PLUGIN"
+    P_ENV=(NCCL_ENV_PLUGIN=other)
+    run --separate-stderr p_start -- true
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: another env plugin (NCCL_ENV_PLUGIN=other in the environment): $LEFT_ALONE"
+    rm -rf /run/nccl-init
+}
+
+@test "a NCCL_ENV_PLUGIN line outside the block, in the sink's file or in etc/nccl.conf after \$NCCL_CONF_FILE, is left alone" {
+    mkdir -p "$ROOT/usr/bin" "$ROOT/usr/lib/nccl-init"
+    cp "$NI" "$ROOT/usr/bin/nccl-init"
+    echo plugin >"$ROOT/usr/lib/nccl-init/libnccl-env.so"
+    rni() { "$ROOT/usr/bin/nccl-init" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+        --sinks nccl-conf "$@" -- true; }
+    printf '# mine\nNCCL_ENV_PLUGIN=theirs\n' >"$ROOT/etc/nccl.conf"
+    run --separate-stderr rni
+    assert_success
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: another env plugin (NCCL_ENV_PLUGIN=theirs in $ROOT/etc/nccl.conf): $LEFT_ALONE"
+    [ "$(grep -c '^NCCL_ENV_PLUGIN=' "$ROOT/etc/nccl.conf")" = 1 ]
+    # the line gone, the block names ours; ours inside the block is no other
+    printf '# mine\n' >"$ROOT/etc/nccl.conf"
+    run --separate-stderr rni
+    assert_equal "$(plugin_warnings)" ""
+    grep -qx NCCL_ENV_PLUGIN=/usr/lib/nccl-init/libnccl-env.so "$ROOT/etc/nccl.conf"
+    run --separate-stderr rni
+    assert_equal "$(plugin_warnings)" ""
+    # $NCCL_CONF_FILE is the sink's file: etc/nccl.conf, read after it, counts too
+    printf 'NCCL_ENV_PLUGIN=theirs\n' >"$ROOT/etc/nccl.conf"
+    run --separate-stderr env NCCL_CONF_FILE="$ROOT/custom.conf" "$ROOT/usr/bin/nccl-init" -q \
+        --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks nccl-conf -- true
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: another env plugin (NCCL_ENV_PLUGIN=theirs in $ROOT/etc/nccl.conf): $LEFT_ALONE"
+    ! grep -q NCCL_ENV_PLUGIN "$ROOT/custom.conf"
+}
+
+@test "another libnccl-env.so on the loader's path is left alone: LD_LIBRARY_PATH, the system directories, ld.so.cache" {
+    make_prefix
+    mkdir "$TMP/ld"
+    # ours linked onto the path is still ours
+    ln -s "$PLUGIN" "$TMP/ld/libnccl-env.so"
+    P_ENV=(LD_LIBRARY_PATH="/nonexistent:$TMP/ld")
+    run --separate-stderr p_start -- true
+    assert_equal "$(plugin_warnings)" ""
+    grep -qx "NCCL_ENV_PLUGIN=$PLUGIN" "$TMP/nccl.conf"
+    rm "$TMP/ld/libnccl-env.so"
+    echo other >"$TMP/ld/libnccl-env.so"
+    P_ENV=(LD_LIBRARY_PATH="/nonexistent:$TMP/ld")
+    run --separate-stderr p_start -- true
+    assert_success
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: another env plugin (another libnccl-env.so at $TMP/ld/libnccl-env.so (LD_LIBRARY_PATH)): $LEFT_ALONE"
+    ! grep -q NCCL_ENV_PLUGIN "$TMP/nccl.conf"
+    rm -rf /run/nccl-init
+
+    # under --root: the root's system directory, then the root's ld.so.cache
+    mkdir -p "$ROOT/usr/bin" "$ROOT/usr/lib/nccl-init"
+    cp "$NI" "$ROOT/usr/bin/nccl-init"
+    echo plugin >"$ROOT/usr/lib/nccl-init/libnccl-env.so"
+    triplet=$(gcc -dumpmachine)
+    mkdir -p "$ROOT/usr/lib/$triplet"
+    echo other >"$ROOT/usr/lib/$triplet/libnccl-env.so"
+    rni() { "$ROOT/usr/bin/nccl-init" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
+        --sinks nccl-conf -- true; }
+    run --separate-stderr rni
+    assert_success
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: another env plugin (another libnccl-env.so at $ROOT/usr/lib/$triplet/libnccl-env.so (a system library directory)): $LEFT_ALONE"
+    ! grep -q NCCL_ENV_PLUGIN "$ROOT/etc/nccl.conf"
+    rm "$ROOT/usr/lib/$triplet/libnccl-env.so"
+    # a library ldconfig indexed (an ELF whose SONAME is libnccl-env.so)
+    mkdir -p "$ROOT/opt/other/lib"
+    echo /opt/other/lib >"$ROOT/etc/ld.so.conf"
+    echo 'int f(void) { return 0; }' >"$TMP/f.c"
+    gcc -shared -fPIC -Wl,-soname,libnccl-env.so -o "$ROOT/opt/other/lib/libnccl-env.so" "$TMP/f.c"
+    ldconfig -r "$ROOT"
+    run --separate-stderr rni
+    assert_equal "$(plugin_warnings)" \
+        "nccl-init: warning: sink nccl-conf: another env plugin (another libnccl-env.so at $ROOT/opt/other/lib/libnccl-env.so (ld.so.cache)): $LEFT_ALONE"
+    # ldconfig's cache gone: ours again
+    rm "$ROOT/etc/ld.so.cache"
+    run --separate-stderr rni
+    assert_equal "$(plugin_warnings)" ""
+    grep -qx NCCL_ENV_PLUGIN=/usr/lib/nccl-init/libnccl-env.so "$ROOT/etc/nccl.conf"
+}

@@ -130,6 +130,7 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
                     size_t np, bool enforce, const struct known_names *k, struct diag *d)
 {
     memset(s, 0, sizeof *s);
+    s->enforce = enforce;
     size_t total = 0;
     for (size_t i = 0; i < np; i++)
         total += profiles[i].n;

@@ -34,6 +34,8 @@ struct envset {
     char *names;   /* "pcie-8gpu,extra" */
     char *keys;    /* the inherited keys, NUL-terminated, one after another */
     size_t resolved, overrides;
+    bool enforce;  /* --enforce: the profile's values beat the environment's
+                      here, and the record says so (RECORD_ENFORCE) */
 };
 
 /* Builds the set. envp is the inherited environment. Environment values of

@@ -30,7 +30,20 @@
  * unless it was set (to other than 0) until vllm-project/vllm PR #24141
  * (merged 2025-09, "remove nccl cumem env var override"), well before
  * v0.14.0. Left out: OMP_NUM_THREADS, which the multiprocessing executor
- * sets only when it is unset. */
+ * sets only when it is unset.
+ *
+ * What the server writes reaches NCCL's getenv, but NCCL reads its
+ * parameters through its env plugin (ncclGetEnv, src/misc/param.cc), and
+ * nccl-init's plugin under --enforce answers with the record's value
+ * whatever the environment says. So the warning of a key that NCCL reads
+ * that way (a name of nccl_params.tsv, not one of nccl_read_before_plugin(),
+ * plugin_keys.c) says that the profile's value reaches NCCL anyway:
+ * NCCL_CUMEM_ENABLE, NCCL_NVLS_ENABLE and the other NCCL_* rows here.
+ * validate_servers() decides that from those tables, not from a column
+ * here. CUDA_DEVICE_MAX_CONNECTIONS, CUDA_MODULE_LOADING and the PyTorch
+ * keys are read by CUDA or PyTorch, and NCCL_ASYNC_ERROR_HANDLING by
+ * PyTorch alone (it is not in nccl_params.tsv): for them the server's
+ * write stands. */
 #include "nccl/servers.h"
 
 const struct server_override server_overrides[] = {

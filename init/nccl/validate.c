@@ -5,6 +5,7 @@
 
 #include "nccl/nccl_lib.h"
 #include "nccl/nccl_table.h"
+#include "nccl/plugin_keys.h"
 #include "nccl/servers.h"
 #include "lib/mem.h"
 #include "lib/paths.h"
@@ -859,17 +860,26 @@ void validate_servers(const struct entry *e, struct diag *d)
         size_t n = strlen(e->value);
         int shown = n > 80 ? 72 : (int)n; /* as say() shortens values */
         const char *more = n > 80 ? "..." : "";
+        /* A parameter NCCL reads through its env plugin (ncclGetEnv) gets
+         * the record's value from nccl-init's plugin under --enforce,
+         * whatever the server put into the environment; one NCCL does not
+         * read, or reads with getenv before the plugin loads, does not. */
+        const char *plugin = nccl_param_find(o->key) && !nccl_read_before_plugin(o->key)
+                                 ? "; with nccl-init's env plugin and --enforce the profile's "
+                                   "value reaches NCCL anyway"
+                                 : "";
         if (o->when == W_ALWAYS)
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s always %s (%s), so the "
-                 "profile's value never reaches %s", o->key, shown, e->value, more, o->server,
-                 o->what, o->source, o->server);
+                 "profile's value never reaches %s%s", o->key, shown, e->value, more, o->server,
+                 o->what, o->source, o->server, plugin);
         else if (o->when == W_UNSET)
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s only when it is unset "
-                 "(%s): the profile's value wins", o->key, shown, e->value, more, o->server,
-                 o->what, o->source);
+                 "(%s): the profile's value wins%s", o->key, shown, e->value, more, o->server,
+                 o->what, o->source, plugin);
         else
             diag(d, DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s %s when it is unset, and "
-                 "always with %s (%s): the profile's value wins unless %s is given", o->key,
-                 shown, e->value, more, o->server, o->what, o->option, o->source, o->option);
+                 "always with %s (%s): the profile's value wins unless %s is given%s", o->key,
+                 shown, e->value, more, o->server, o->what, o->option, o->source, o->option,
+                 plugin);
     }
 }

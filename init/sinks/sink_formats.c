@@ -6,6 +6,7 @@
 #include "lib/text.h"
 #include "nccl/validate.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* pam_env reads a line of at most 8190 bytes and silently drops the rest of
@@ -90,14 +91,65 @@ static void format_lines(struct buf *b, const struct envset *s, const char *sink
     }
 }
 
-void format_nccl_conf(struct buf *b, const struct envset *s, skip_fn *skip)
+/* Does the block carry NCCL_ENV_PLUGIN of the set itself? Then the set's
+ * value is the block's, and no second line names ours. */
+static bool carries_env_plugin(const struct envset *s)
 {
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].key, "NCCL_ENV_PLUGIN") == 0)
+            return sink_carries(&s->v[i]);
+    return false;
+}
+
+void format_nccl_conf(struct buf *b, const struct envset *s, const char *plugin, skip_fn *skip)
+{
+    /* First, though NCCL applies the whole file before it looks for its
+     * plugin (initEnv, then ncclEnvPluginLoad): a reader sees it at once. */
+    if (plugin && !carries_env_plugin(s)) {
+        if (has_control(plugin))
+            skip("nccl-conf", "NCCL_ENV_PLUGIN", "its path contains a control character");
+        else if (nccl_conf_cuts("NCCL_ENV_PLUGIN", plugin))
+            skip("nccl-conf", "NCCL_ENV_PLUGIN",
+                 "NCCL's nccl.conf reader keeps only " STR(NCCL_CONF_MAX) " bytes of a value");
+        else
+            buf_kv(b, "NCCL_ENV_PLUGIN", plugin);
+    }
     format_lines(b, s, "nccl-conf", true, skip);
 }
 
-void format_env_file(struct buf *b, const struct envset *s, skip_fn *skip)
+/* The record holds what its readers take (lib/paths.h): a line longer
+ * than RECORD_LINE_MAX is left out, like any value a sink cannot carry;
+ * the enforce line goes where its key sorts, among the set's. */
+int format_env_file(struct buf *b, const struct envset *s, skip_fn *skip)
 {
-    format_lines(b, s, "record", false, skip);
+    bool enforce = s->enforce;
+    size_t lines = 0;
+    for (size_t i = 0; i <= s->n; i++) {
+        const struct var *v = i < s->n ? &s->v[i] : NULL;
+        if (v && !sink_carries(v))
+            continue;
+        if (enforce && (!v || strcmp(v->key, RECORD_ENFORCE) > 0)) {
+            buf_kv(b, RECORD_ENFORCE, "1");
+            lines++;
+            enforce = false;
+        }
+        if (!v)
+            break;
+        if (has_control(v->value))
+            skip("record", v->key, "it contains a control character");
+        else if (strlen(v->key) + 1 + strlen(v->value) > RECORD_LINE_MAX)
+            skip("record", v->key, "its line would be longer than the " STR(RECORD_LINE_MAX)
+                 " bytes the record's readers take");
+        else {
+            buf_kv(b, v->key, v->value);
+            lines++;
+        }
+    }
+    if (b->len > RECORD_SIZE_MAX)
+        return -EFBIG;
+    if (lines > RECORD_LINES_MAX)
+        return -E2BIG;
+    return 0;
 }
 
 /* A Python string literal that round-trips any valid UTF-8 exactly: only

@@ -14,10 +14,16 @@ void sink_skip_warn(const char *sink, const char *key, const char *why);
 
 /* pam_env syntax for /etc/environment. */
 void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip);
-/* NCCL's nccl.conf: KEY=VALUE, NCCL_* keys only. */
-void format_nccl_conf(struct buf *b, const struct envset *s, skip_fn *skip);
-/* The record's env-file: every carried variable. */
-void format_env_file(struct buf *b, const struct envset *s, skip_fn *skip);
+/* NCCL's nccl.conf: KEY=VALUE, NCCL_* keys only; first, when plugin is
+ * not NULL, NCCL_ENV_PLUGIN=plugin (sinks/env_plugin.h), unless the set
+ * carries NCCL_ENV_PLUGIN itself. */
+void format_nccl_conf(struct buf *b, const struct envset *s, const char *plugin, skip_fn *skip);
+/* The record's env-file: every carried variable, and RECORD_ENFORCE=1 when
+ * s->enforce, each line within RECORD_LINE_MAX (a longer one is skipped).
+ * Returns 0, or -EFBIG (more than RECORD_SIZE_MAX bytes) or -E2BIG (more
+ * than RECORD_LINES_MAX lines) for a record its readers would refuse: b
+ * then holds it all the same, and the caller writes nothing. */
+int format_env_file(struct buf *b, const struct envset *s, skip_fn *skip);
 /* The Python site hook; chain, when not NULL, is a shadowed sitecustomize
  * to run afterwards; record is the path of the record that the hook keeps
  * open (NULL: RECORD_ENV, lib/paths.h). */

@@ -2,6 +2,7 @@
 
 #include "lib/atomic.h"
 #include "sinks/block.h"
+#include "sinks/env_plugin.h"
 #include "lib/log.h"
 #include "sinks/python_find.h"
 #include "lib/paths.h"
@@ -353,6 +354,56 @@ char *sink_record_path(const char *root)
     return record;
 }
 
+/* The nccl-conf sink's file: NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf
+ * (home from getpwuid) when that is unset, then /etc/nccl.conf every
+ * time, each line with setenv(k, v, 0): writing to $NCCL_CONF_FILE when it
+ * is set puts the block ahead of /etc/nccl.conf. remove goes by its own
+ * environment's NCCL_CONF_FILE the same way (s NULL). $NCCL_CONF_FILE is
+ * used as given: walked whole (root_len 0). */
+static char *conf_path(const char *root, const struct envset *s, size_t *root_len, bool *from_env)
+{
+    const char *cf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
+    *from_env = cf && *cf;
+    *root_len = 0;
+    struct sink_options o = { .root = root };
+    return *from_env ? xstrdup(cf) : rooted(&o, ETC_NCCL_CONF, root_len);
+}
+
+static void conf_block(struct buf *body, const char *root, const struct envset *s,
+                       const char *path, bool from_env, struct env_plugin *p)
+{
+    struct env_plugin_where w = { NULL, root, path, from_env };
+    env_plugin_find(p, &w, s);
+    format_nccl_conf(body, s, p->name, sink_skip_warn);
+}
+
+void sink_nccl_conf_block(struct buf *body, const char *root, const struct envset *s,
+                          struct env_plugin *p)
+{
+    size_t rl;
+    bool from_env;
+    char *path = conf_path(root, s, &rl, &from_env);
+    conf_block(body, root, s, path, from_env, p);
+    xfree(path);
+}
+
+/* A record its readers would refuse (format_env_file): one warning, a
+ * failed result, nothing written. */
+static void record_too_large(struct sink_report *r)
+{
+    const struct buf *b = &r->record_text;
+    size_t lines = 0;
+    for (size_t i = 0; i < b->len; i++)
+        lines += b->data[i] == '\n';
+    struct buf why = { 0 };
+    buf_printf(&why, "%zu lines, %zu bytes: more than its readers take (%d lines, %d bytes)",
+               lines, b->len, RECORD_LINES_MAX, RECORD_SIZE_MAX);
+    log_warn("sink record: %s: %s; skipped", r->record_path, why.data);
+    result(r, "record", r->record_path, "failed")->reason = why.data;
+    r->failures++;
+    r->record_failed = r->record_refused = true;
+}
+
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
     /* The two files with a block, each rendered once (its warnings said
@@ -362,42 +413,46 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         const char *sink;
         char *path;
         size_t root_len;
-        void (*format)(struct buf *, const struct envset *, skip_fn *);
+        bool conf, from_env;
         struct buf body;
     } c[2] = { { 0 } };
     size_t n = 0;
+    bool stop = false;
     if (o->mask & SINK_ETC_ENVIRONMENT) {
         c[n].sink = "etc-environment";
         c[n].path = rooted(o, ETC_ENVIRONMENT, &c[n].root_len);
-        c[n++].format = format_etc_environment;
+        n++;
     }
     if (o->mask & SINK_NCCL_CONF) {
-        /* NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf (home from getpwuid)
-         * when that is unset, then /etc/nccl.conf every time, each line with
-         * setenv(k, v, 0): writing to $NCCL_CONF_FILE when it is set puts
-         * the block ahead of /etc/nccl.conf. remove goes by its own
-         * environment's NCCL_CONF_FILE the same way. $NCCL_CONF_FILE is
-         * used as given: walked whole (root_len 0). */
-        const char *cf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
         c[n].sink = "nccl-conf";
-        c[n].path = cf && *cf ? xstrdup(cf) : rooted(o, ETC_NCCL_CONF, &c[n].root_len);
-        if (cf && *cf && s)
-            log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", cf);
-        c[n++].format = format_nccl_conf;
+        c[n].path = conf_path(o->root, s, &c[n].root_len, &c[n].from_env);
+        if (c[n].from_env && s)
+            log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", c[n].path);
+        c[n++].conf = true;
     }
     if (s && (o->mask & SINK_RECORD)) {
         r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
-        format_env_file(&r->record_text, s, sink_skip_warn);
+        if (format_env_file(&r->record_text, s, sink_skip_warn) < 0) {
+            record_too_large(r);
+            stop = o->strict; /* then nothing at all is written */
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        if (s)
-            c[i].format(&c[i].body, s, sink_skip_warn);
+    for (size_t i = 0; i < n && !stop; i++) {
+        struct env_plugin p = { 0 };
+        if (s && c[i].conf)
+            conf_block(&c[i].body, o->root, s, c[i].path, c[i].from_env, &p);
+        else if (s)
+            format_etc_environment(&c[i].body, s, sink_skip_warn);
         write_simple(r, c[i].sink, c[i].path, c[i].root_len,
                      s ? c[i].body.data ? c[i].body.data : "" : NULL);
+        if (p.outcome)
+            result(r, "env-plugin", p.path ? p.path : "", p.outcome)->reason = xstrdup(p.note);
+        env_plugin_free(&p);
         buf_free(&c[i].body);
-        xfree(c[i].path);
     }
-    if (o->mask & SINK_PYTHON) {
+    for (size_t i = 0; i < ARRAY_SIZE(c); i++)
+        xfree(c[i].path);
+    if (!stop && (o->mask & SINK_PYTHON)) {
         struct python_homes homes = { 0 };
         python_find(&homes, o->root, o->interpreters, o->ninterpreters,
                     s ? envset_get(s, "PATH") : getenv("PATH"));
@@ -442,6 +497,17 @@ void record_env(struct sink_report *r, const struct sink_options *o)
 {
     if (!(o->mask & SINK_RECORD))
         return;
+    if (r->record_refused) {
+        /* The previous start's record would pass for this one's. */
+        static const char *const stale[] = { RECORD_ENV, RECORD_STATE };
+        for (size_t i = 0; i < ARRAY_SIZE(stale); i++) {
+            size_t rl;
+            char *p = rooted(o, stale[i], &rl);
+            remove_file(r, "record", p, rl, 0);
+            xfree(p);
+        }
+        return;
+    }
     const char *path = r->record_path;
     size_t rl = r->record_root_len;
     size_t dir_rl;
@@ -486,7 +552,8 @@ static void state_text(struct buf *b, const struct envset *s, const struct sink_
     json_string(b, s->names);
     buf_str(b, ",\n  \"digest\": \"");
     buf_str(b, s->digest);
-    buf_str(b, "\",\n  \"child_pid\": ");
+    buf_str(b, s->enforce ? "\",\n  \"enforce\": true" : "\",\n  \"enforce\": false");
+    buf_str(b, ",\n  \"child_pid\": ");
     *pid_at = b->len;
     buf_str(b, ",\n  \"variables\": [");
     for (size_t i = 0, k = 0; i < s->n; i++)

@@ -6,6 +6,7 @@
 
 #include "nccl/envset.h"
 #include "lib/buf.h"
+#include "sinks/env_plugin.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -30,6 +31,7 @@ struct sink_report {
     size_t n, cap;
     unsigned failures;
     bool record_failed;
+    bool record_refused;     /* larger than its readers take: not written */
     struct buf record_text;  /* profile.env as this start renders it */
     char *record_path;
     size_t record_root_len;
@@ -40,6 +42,8 @@ struct sink_options {
     const char *root;                /* NULL: / */
     const char *const *interpreters; /* --python paths and COMMAND */
     size_t ninterpreters;
+    bool strict;                     /* a failure found before any write (the
+                                        record's bounds) writes nothing at all */
 };
 
 /* "etc-environment,python", "all", "none" -> *mask: 0, or -EINVAL with
@@ -47,11 +51,24 @@ struct sink_options {
 int sinks_parse(const char *list, unsigned *mask, const char **bad, size_t *badlen);
 
 /* Writes every sink in o->mask but the record's pid; failures are logged as
- * one warning each and counted in r->failures. With s NULL (remove), takes
+ * one warning each and counted in r->failures. A record larger than its
+ * readers take (lib/paths.h) is one of them, found before anything is
+ * written: with o->strict nothing is, else the others are and the
+ * previous start's record is deleted (record_env), so that no reader takes
+ * it for this start's. The nccl-conf sink adds an "env-plugin" result
+ * when env_plugin_find has an outcome: its path, "named" or "left out",
+ * and a note. With s NULL (remove), takes
  * each block out of the same files instead: /etc/environment,
  * $NCCL_CONF_FILE of the process's own environment or else /etc/nccl.conf,
  * and the hook of each stdlib python_find finds. */
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s);
+
+/* The nccl-conf block for s as the sink writes it (render prints it):
+ * the sink's file is $NCCL_CONF_FILE of s or /etc/nccl.conf under root,
+ * and the block names nccl-init's env plugin when env_plugin_find says so
+ * (*p, to give back with env_plugin_free). */
+void sink_nccl_conf_block(struct buf *body, const char *root, const struct envset *s,
+                          struct env_plugin *p);
 
 /* remove: every block out of its file (sinks_write with no set; a file
  * nccl-init created and that holds nothing else is deleted, and so is its

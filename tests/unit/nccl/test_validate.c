@@ -561,6 +561,7 @@ static void servers_override_some_keys(void **state)
     assert_contains(r.out, "t.env:3: warning: CUDA_DEVICE_MAX_CONNECTIONS=1: SGLang always sets "
                            "it to 8 (engine.py _set_envs_and_config), so the profile's value "
                            "never reaches SGLang\n");
+    assert_null(strstr(r.out, "env plugin"));
     xfree(r.out);
     r = server_check("NCCL_CUMEM_ENABLE", "1");
     assert_int_equal(r.warnings, 1);
@@ -568,16 +569,19 @@ static void servers_override_some_keys(void **state)
                            "fabric or with --enable-symm-mem) when it is unset, and always with "
                            "--enable-symm-mem (engine.py "
                            "_set_envs_and_config): the profile's value wins unless "
-                           "--enable-symm-mem is given\n");
+                           "--enable-symm-mem is given; with nccl-init's env plugin and "
+                           "--enforce the profile's value reaches NCCL anyway\n");
     xfree(r.out);
     r = server_check("NCCL_MNNVL_ENABLE", "0");
     assert_contains(r.out, "SGLang sets it to 1 on a multi-node MNNVL fabric only when it is "
-                           "unset (engine.py _set_envs_and_config): the profile's value wins\n");
+                           "unset (engine.py _set_envs_and_config): the profile's value wins; "
+                           "with nccl-init's env plugin and --enforce the profile's value "
+                           "reaches NCCL anyway\n");
     xfree(r.out);
     r = server_check("NCCL_ASYNC_ERROR_HANDLING", "1");
     assert_contains(r.out, "vLLM always removes it from every GPU worker "
                            "(v1/worker/gpu_worker.py Worker.init_device), so the profile's value "
-                           "never reaches vLLM");
+                           "never reaches vLLM\n");
     xfree(r.out);
     /* a key no server touches; a prefix of one is not that key */
     r = server_check("NCCL_PROTO", "LL");

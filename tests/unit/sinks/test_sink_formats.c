@@ -1,6 +1,7 @@
 /* Managed blocks and the text of each sink. */
 #include "helpers.h"
 
+#include "lib/paths.h"
 #include "sinks/block.h"
 #include "nccl/envset.h"
 #include "sinks/sink_formats.h"
@@ -303,7 +304,7 @@ static void nccl_conf_values(void **state)
     make_set(&s, kv, ARRAY_SIZE(kv));
     struct buf b = { 0 };
     skipped[0] = '\0';
-    format_nccl_conf(&b, &s, note_skip);
+    format_nccl_conf(&b, &s, NULL, note_skip);
     /* NCCL keeps everything after '=' literally: '#' and quotes are fine */
     assert_string_equal(b.data, "NCCL_A=a#b \"c\"\n");
     assert_contains(skipped, "nccl-conf:NCCL_CR:it contains a control character");
@@ -330,6 +331,101 @@ static void python_literals_are_inert(void **state)
     envset_free(&s);
 }
 
+/* The record: the enforce line where its key sorts, a line over the
+ * readers' RECORD_LINE_MAX left out, a record over their bounds refused. */
+static void record_lines_and_bounds(void **state)
+{
+    (void)state;
+    static char big[RECORD_LINE_MAX + 2];
+    memset(big, 'v', sizeof big - 1);
+    memcpy(big, "NCCL_LONG=", 10);
+    big[RECORD_LINE_MAX] = '\0'; /* exactly RECORD_LINE_MAX bytes: kept */
+    const char *kv[] = { "NCCL_ALGO=Ring", "NCCL_INIT_DIGEST=d", "NCCL_INIT_PROFILE=p", big,
+                         "NCCL_PROTO=LL" };
+    struct envset s;
+    make_set(&s, kv, ARRAY_SIZE(kv));
+    struct buf b = { 0 };
+    skipped[0] = '\0';
+    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    assert_null(strstr(b.data, RECORD_ENFORCE));
+    assert_non_null(strstr(b.data, big));
+    assert_string_equal(skipped, "");
+    buf_free(&b);
+    s.enforce = true;
+    big[RECORD_LINE_MAX] = 'v'; /* one byte more: left out */
+    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    assert_string_equal(b.data, "NCCL_ALGO=Ring\nNCCL_INIT_DIGEST=d\nNCCL_INIT_ENFORCE=1\n"
+                                "NCCL_INIT_PROFILE=p\nNCCL_PROTO=LL\n");
+    assert_contains(skipped, "record:NCCL_LONG:its line would be longer than the 4096 bytes");
+    buf_free(&b);
+    envset_free(&s);
+
+    /* the enforce line last when every key sorts before it */
+    const char *one[] = { "A=1" };
+    make_set(&s, one, 1);
+    s.enforce = true;
+    format_env_file(&b, &s, note_skip);
+    assert_string_equal(b.data, "A=1\nNCCL_INIT_ENFORCE=1\n");
+    buf_free(&b);
+    envset_free(&s);
+
+    /* too many lines, and too many bytes */
+    static char keys[RECORD_LINES_MAX + 1][16];
+    const char *many[RECORD_LINES_MAX + 1];
+    for (size_t i = 0; i <= RECORD_LINES_MAX; i++) {
+        snprintf(keys[i], sizeof keys[i], "K%04zu=1", i);
+        many[i] = keys[i];
+    }
+    make_set(&s, many, RECORD_LINES_MAX);
+    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    buf_free(&b);
+    envset_free(&s);
+    make_set(&s, many, RECORD_LINES_MAX + 1);
+    assert_int_equal(format_env_file(&b, &s, note_skip), -E2BIG);
+    buf_free(&b);
+    envset_free(&s);
+    static char vals[17][RECORD_LINE_MAX];
+    const char *wide[17];
+    for (size_t i = 0; i < 17; i++) {
+        memset(vals[i], 'v', RECORD_LINE_MAX - 1);
+        vals[i][RECORD_LINE_MAX - 1] = '\0';
+        memcpy(vals[i], "K", 1);
+        vals[i][1] = (char)('a' + i);
+        vals[i][2] = '=';
+        wide[i] = vals[i];
+    }
+    make_set(&s, wide, 16); /* 16 lines of 4096 bytes: exactly 65536 */
+    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    assert_int_equal(b.len, RECORD_SIZE_MAX);
+    buf_free(&b);
+    envset_free(&s);
+    make_set(&s, wide, 17);
+    assert_int_equal(format_env_file(&b, &s, note_skip), -EFBIG);
+    buf_free(&b);
+    envset_free(&s);
+}
+
+/* The nccl-conf block names the plugin first, unless the set carries
+ * NCCL_ENV_PLUGIN itself. */
+static void nccl_conf_plugin_line(void **state)
+{
+    (void)state;
+    const char *kv[] = { "NCCL_ALGO=Ring" };
+    struct envset s;
+    make_set(&s, kv, 1);
+    struct buf b = { 0 };
+    format_nccl_conf(&b, &s, "/p/lib/nccl-init/libnccl-env.so", note_skip);
+    assert_string_equal(b.data, "NCCL_ENV_PLUGIN=/p/lib/nccl-init/libnccl-env.so\nNCCL_ALGO=Ring\n");
+    buf_free(&b);
+    envset_free(&s);
+    const char *kv2[] = { "NCCL_ENV_PLUGIN=/p/lib/nccl-init/libnccl-env.so" };
+    make_set(&s, kv2, 1);
+    format_nccl_conf(&b, &s, "/p/lib/nccl-init/libnccl-env.so", note_skip);
+    assert_string_equal(b.data, "NCCL_ENV_PLUGIN=/p/lib/nccl-init/libnccl-env.so\n");
+    buf_free(&b);
+    envset_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +437,8 @@ int main(void)
         cmocka_unit_test(pam_env_values),
         cmocka_unit_test(nccl_conf_values),
         cmocka_unit_test(python_literals_are_inert),
+        cmocka_unit_test(record_lines_and_bounds),
+        cmocka_unit_test(nccl_conf_plugin_line),
     };
     return cmocka_run_group_tests_name("sink_formats", tests, NULL, NULL);
 }
