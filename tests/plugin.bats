@@ -404,16 +404,38 @@ record_fds() {
     assert_output ''
 }
 
-# needs the sinkside branch (nccl-init names NCCL_ENV_PLUGIN=<the plugin beside it> in the nccl-conf block)
-@test "installed beside the binary: an env -i process under PREFIX/bin/nccl-init with the default sinks loads the plugin from nccl.conf" {
-    run --separate-stderr "$P/bin/nccl-init" -q --profile-dir "$PDIR" -p lo -- \
-        /usr/bin/env -i /usr/bin/python3 -S "$ENVPROBE" "$LIBNCCL"
+# The issue's end to end: nccl-init as make install put it, with its default
+# sinks; an env -i process with nothing of the profile in its environment
+# and no NCCL_ENV_PLUGIN of its own, and no site hook (python3 -S). NCCL
+# finds the plugin through the nccl.conf block, takes the profile through it
+# and says so; verify names the plugin as the source of every value.
+@test "installed beside the binary: an env -i process under PREFIX/bin/nccl-init gets the profile through the plugin, and verify says plugin" {
+    "$P/bin/nccl-init" -q --profile-dir "$PDIR" -p lo -- \
+        /usr/bin/env -i NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP \
+        /usr/bin/python3 -S "$ENVPROBE" hold "$LIBNCCL" >"$TMP/held.out" 2>&1 &
+    PIDS+=($!)
+    local _
+    for _ in $(seq 200); do grep -q '^held ' "$TMP/held.out" && break; sleep 0.05; done
+    HELD=$(sed -n 's/^held //p' "$TMP/held.out")
+    run cat "$TMP/held.out"
     echo "$output"
-    assert_success
+    [ -n "$HELD" ]
     grep -qx "NCCL_ENV_PLUGIN=$SO" /etc/nccl.conf
+    assert_line 'uniqueid: ok'
     assert_output --partial "$INFO ENV/Plugin: Using nccl-init (v1)"
     assert_output --partial "$INFO Successfully loaded external env plugin $SO"
     assert_output --partial 'nccl-init: 2 values from /run/nccl-init/profile.env (profile lo'
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to lo"
+    assert_output --regexp "$INFO Bootstrap: Using lo:"
+    # its exec environment has neither key
+    run tr '\0' '\n' <"/proc/$HELD/environ"
+    refute_output --partial NCCL_SOCKET_IFNAME
+    refute_output --partial NCCL_ENV_PLUGIN
+    run --separate-stderr "$P/bin/nccl-init" verify --pid "$HELD"
+    echo "$output"
+    assert_success
+    assert_line --regexp '^PID +COMMAND +BUFFSIZE +SOCKET_IFN'
+    assert_line --regexp "^$HELD +python3 +plugin +plugin( |\$)"
 }
 
 # needs the verifyside branch (verify names the source "plugin" for a process holding the record O_PATH)

@@ -35,6 +35,10 @@ def unique_id(lib):
     nccl = ctypes.CDLL(lib)
     uid = ctypes.create_string_buffer(128)
     rc = nccl.ncclGetUniqueId(uid)
+    # NCCL's log goes through the C library's stdout, block-buffered into a
+    # file or pipe: out before this process's own lines, and before a hold
+    # that ends with a signal.
+    ctypes.CDLL(None).fflush(None)
     sys.stdout.flush()
     if rc != 0:
         print("uniqueid: failed %d" % rc, flush=True)
