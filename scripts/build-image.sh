@@ -9,7 +9,10 @@
 # runtime and works inside a container). The context is the repository root;
 # the Dockerfile is docker/Dockerfile (SGLang) or docker/Dockerfile.vllm.
 # Build arguments of interest: BASE_IMAGE, BUILDER_IMAGE, NCCL_INIT_PROFILE.
-# Environment: VARIANT, ENGINE, IMAGE (the tag), as the options.
+# Environment: VARIANT, ENGINE, IMAGE (the tag), as the options; and
+# BASE_IMAGE, BUILDER_IMAGE, NCCL_INIT_PROFILE, each passed on as the build
+# argument of that name when set (make image BASE_IMAGE=... puts them here);
+# a --build-arg of the same name comes after, so it wins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,8 +64,12 @@ if [ -z "$rev" ] && git rev-parse --git-dir >/dev/null 2>&1; then
     rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
     git diff --quiet HEAD -- 2>/dev/null || rev+=-dirty
 fi
+from_env=()
+for v in BASE_IMAGE BUILDER_IMAGE NCCL_INIT_PROFILE; do
+    [ -z "${!v:-}" ] || from_env+=(--build-arg "$v=${!v}")
+done
 args=(--build-arg "VCS_REF=${rev:-unknown}"
-      --build-arg "BUILD_DATE=${BUILD_DATE:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}" "${args[@]}")
+      --build-arg "BUILD_DATE=${BUILD_DATE:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}" "${from_env[@]}" "${args[@]}")
 
 echo "build-image.sh: $engine, $file -> $tag" >&2
 case $engine in

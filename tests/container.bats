@@ -725,6 +725,15 @@ EOF
         -t x:1 --build-arg BASE_IMAGE=b
     assert_success
     assert_output "buildah bud --isolation chroot --layers -f docker/Dockerfile.vllm -t x:1 --build-arg VCS_REF=r --build-arg BUILD_DATE=d --build-arg BASE_IMAGE=b ."
+    # make image BASE_IMAGE=X BUILDER_IMAGE=Y: both reach the build, and an
+    # explicit --build-arg still wins
+    run --separate-stderr env PATH="$P:$PATH" DOCKER_INFO_STATUS=1 VCS_REF=r BUILD_DATE=d \
+        make -s -C "$REPO" image BASE_IMAGE=x/base:1 BUILDER_IMAGE=y/builder:2
+    assert_success
+    assert_output "buildah bud --isolation chroot --layers -f docker/Dockerfile -t nccl-init-sglang:latest --build-arg VCS_REF=r --build-arg BUILD_DATE=d --build-arg BASE_IMAGE=x/base:1 --build-arg BUILDER_IMAGE=y/builder:2 ."
+    run --separate-stderr env PATH="$P" DOCKER_INFO_STATUS=1 VCS_REF=r BUILD_DATE=d BASE_IMAGE=x \
+        "$REPO/scripts/build-image.sh" --build-arg BASE_IMAGE=z
+    assert_output "buildah bud --isolation chroot --layers -f docker/Dockerfile -t nccl-init-sglang:latest --build-arg VCS_REF=r --build-arg BUILD_DATE=d --build-arg BASE_IMAGE=x --build-arg BASE_IMAGE=z ."
     rm "$TMP/bin/buildah"
     run --separate-stderr env PATH="$P" DOCKER_INFO_STATUS=1 "$REPO/scripts/build-image.sh"
     assert_failure 1
