@@ -10,7 +10,7 @@
 #                   tini-static (BENCH_BASELINE=OLD-BINARY adds its rows), the Python hook, PID 1, verify, memory,
 #                   the NCCL env plugin (NCCL's first init with and without it, one getEnv call)
 #   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
-#   make image      the image (VARIANT=sglang|vllm, IMAGE=TAG, ENGINE=docker|buildah,
+#   make image      the image (VARIANT=sglang|vllm|parts, IMAGE=TAG, ENGINE=docker|buildah,
 #                   BASE_IMAGE=, BUILDER_IMAGE=, NCCL_INIT_PROFILE=: the build arguments)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
 #   make test-gpu   the GPU suite (tests/gpu); each test skips without a GPU

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # build-image.sh: build the nccl-init image (make image).
 #
-# usage: build-image.sh [--variant sglang|vllm] [--engine docker|buildah]
+# usage: build-image.sh [--variant sglang|vllm|parts] [--engine docker|buildah]
 #                       [-t TAG] [--build-arg NAME=VALUE]... [-- ENGINE-OPTIONS...]
 #
 # With docker when a daemon answers (docker info), else with buildah
 # (--isolation chroot unless BUILDAH_ISOLATION says otherwise: it needs no
 # runtime and works inside a container). The context is the repository root;
-# the Dockerfile is docker/Dockerfile (SGLang) or docker/Dockerfile.vllm.
+# the Dockerfile is docker/Dockerfile (SGLang) or docker/Dockerfile.vllm; parts
+# is docker/Dockerfile's "parts" stage alone (FROM scratch: the binary, the
+# env plugin and the profiles, for COPY --from=IMAGE / / into any image).
 # Build arguments of interest: BASE_IMAGE, BUILDER_IMAGE, NCCL_INIT_PROFILE.
 # Environment: VARIANT, ENGINE, IMAGE (the tag), as the options; and
 # BASE_IMAGE, BUILDER_IMAGE, NCCL_INIT_PROFILE, each passed on as the build
@@ -39,10 +41,12 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+target=()
 case $variant in
     sglang) file=docker/Dockerfile ;;
     vllm) file=docker/Dockerfile.vllm ;;
-    *) echo "build-image.sh: --variant is sglang or vllm, not '$variant'" >&2; exit 2 ;;
+    parts) file=docker/Dockerfile target=(--target parts) ;;
+    *) echo "build-image.sh: --variant is sglang, vllm or parts, not '$variant'" >&2; exit 2 ;;
 esac
 tag=${tag:-nccl-init-$variant:latest}
 
@@ -74,13 +78,13 @@ args=(--build-arg "VCS_REF=${rev:-unknown}"
 echo "build-image.sh: $engine, $file -> $tag" >&2
 case $engine in
     docker)
-        exec docker build -f "$file" -t "$tag" "${args[@]}" "${extra[@]}" .
+        exec docker build -f "$file" "${target[@]}" -t "$tag" "${args[@]}" "${extra[@]}" .
         ;;
     buildah)
         # --layers: cache each step, as docker does (the builder's apt-get
         # and libcap steps are then done once).
         exec buildah bud --isolation "${BUILDAH_ISOLATION:-chroot}" --layers \
-            -f "$file" -t "$tag" "${args[@]}" "${extra[@]}" .
+            -f "$file" "${target[@]}" -t "$tag" "${args[@]}" "${extra[@]}" .
         ;;
     *)
         echo "build-image.sh: --engine is docker or buildah, not '$engine'" >&2

@@ -27,6 +27,8 @@ IMG=localhost/nccl-init-sglang:test
 IMG_PCIE=localhost/nccl-init-sglang-pcie:test
 IMG_NV=localhost/nccl-init-sglang-nv:test
 IMG_VLLM=localhost/nccl-init-vllm:test
+IMG_PARTS=localhost/nccl-init-parts:test
+IMG_TAKER=localhost/nccl-init-taker:test
 RUNROOT=/run/nccl-init-test-containers
 # mmdebstrap's arguments; the tarball is made again when they change.
 BASE_ARGS="--variant=apt --include=python3,procps bookworm"
@@ -191,6 +193,33 @@ skip_if_offline() {
     run prun --rm --entrypoint /sbin/ldconfig "$IMG" -p
     assert_success
     assert_line --regexp '^[[:space:]]+libnccl-env\.so .*=> /usr/local/lib/nccl-init/libnccl-env\.so$'
+}
+
+@test "make image VARIANT=parts: FROM scratch, nothing but the binary, the plugin and the profiles; one COPY --from= puts them into another image" {
+    need_image "$IMG"
+    run build_image --variant parts -t "$IMG_PARTS"
+    assert_success
+    pm rm -f "$NAME" >/dev/null 2>&1 || true
+    pm create --name "$NAME" "$IMG_PARTS" /usr/local/bin/nccl-init >/dev/null
+    run bash -c "podman export '$NAME' 3>&- | tar -t | grep -v '/\$' | sort"
+    pm rm -f "$NAME" >/dev/null
+    local want
+    want=$(cd "$REPO/profiles" && for f in *.env auto.rules; do echo "etc/nccl-init/profiles/$f"; done
+        echo usr/local/bin/nccl-init
+        echo usr/local/lib/nccl-init/libnccl-env.so)
+    assert_output "$(sort <<<"$want")"
+    # another image, with the README's line
+    printf 'FROM %s\nCOPY --from=%s / /\n' "$BASE" "$IMG_PARTS" >"$TMP/Containerfile"
+    run bh bud --isolation chroot --layers -q -f "$TMP/Containerfile" -t "$IMG_TAKER" "$TMP"
+    assert_success
+    run prun --rm "$IMG_TAKER" /usr/local/bin/nccl-init render -q -p pcie-8gpu --format env
+    assert_success
+    assert_line NCCL_PROTO=LL
+    run prun --rm "$IMG_TAKER" stat -c '%a %U %n' /usr/local/lib/nccl-init/libnccl-env.so /usr/local/bin/nccl-init /etc /usr/local
+    assert_line --regexp '^[0-7]*[0-7]44 root /usr/local/lib/nccl-init/libnccl-env.so$'
+    assert_line '755 root /usr/local/bin/nccl-init'
+    assert_line '755 root /etc'
+    assert_line '755 root /usr/local'
 }
 
 @test "the ENTRYPOINT runs CMD overrides under nccl-init as PID 1; -e NCCL_INIT_PROFILE picks the profile" {
