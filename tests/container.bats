@@ -216,7 +216,7 @@ skip_if_offline() {
     assert_success
     assert_line NCCL_PROTO=LL
     run prun --rm "$IMG_TAKER" stat -c '%a %U %n' /usr/local/lib/nccl-init/libnccl-env.so /usr/local/bin/nccl-init /etc /usr/local
-    assert_line --regexp '^[0-7]*[0-7]44 root /usr/local/lib/nccl-init/libnccl-env.so$'
+    assert_line --regexp '^(644|755) root /usr/local/lib/nccl-init/libnccl-env.so$'
     assert_line '755 root /usr/local/bin/nccl-init'
     assert_line '755 root /etc'
     assert_line '755 root /usr/local'
