@@ -59,6 +59,19 @@ line_of() {
     assert_line "ok docker/k8s/kustomizeconfig.yaml (1 object)"
 }
 
+@test "the README's pod (\"In a pod\") is valid and in the hardened shape" {
+    awk '/^## In a pod/ { f = 1; next } f && /^```yaml/ { g = 1; next } g && /^```/ { exit } g' \
+        "$REPO/README.md" >"$TMP/pod.yaml"
+    [ -s "$TMP/pod.yaml" ]
+    run node "$VALIDATE" "$TMP/pod.yaml"
+    echo "$output"
+    assert_success
+    assert_line "ok $TMP/pod.yaml (1 object)"
+    # the record's emptyDir and the profile's variable are there
+    grep -q 'mountPath: /run/nccl-init' "$TMP/pod.yaml"
+    grep -q 'NCCL_INIT_PROFILE' "$TMP/pod.yaml"
+}
+
 # kubectl's kustomize or kustomize itself, or nothing.
 kustomize_cmd() {
     if command -v kubectl >/dev/null && kubectl kustomize --help >/dev/null 2>&1; then

@@ -15,7 +15,13 @@
 // is a CRD without a model: its top-level shape is checked here from the
 // LWS API types (kubernetes-sigs/lws
 // api/leaderworkerset/v1/leaderworkerset_types.go, commit 47a6181f), and
-// its leaderTemplate and workerTemplate as PodTemplateSpecs.
+// its leaderTemplate and workerTemplate as PodTemplateSpecs. A
+// kustomization.yaml and kustomize's kustomizeconfig.yaml are checked for
+// their fields and the files they name.
+//
+// On top of the schemas, every pod template is held to the "restricted"
+// Pod Security profile and the project's rules for its manifests (see
+// "the pods' policy" below), and no Service may be named after a server.
 //
 // kubernetes-models 4.5.1 and not 5: 5 is ESM only and wants Node.js 22,
 // while Debian 12 ships Node.js 18. The versions are pinned in
