@@ -638,15 +638,18 @@ dk() { timeout 120 docker "$@" 3>&-; }
     done
 }
 
-@test "docker/k8s: yamllint clean, args: only or command: nccl-init, probes, the profile from a ConfigMap file equal to profiles/" {
+@test "docker/k8s: yamllint clean, the generators name every file of profiles/, the profile directory, emptyDirs, shm, probes, GPU selectors" {
     command -v yamllint >/dev/null || skip "yamllint is not installed (apt-get install yamllint)"
     python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
     run yamllint --strict -c "$REPO/docker/k8s/.yamllint" "$REPO/docker/k8s"
     echo "$output"
     assert_success
-    run python3 - "$REPO" "$TMP" <<'EOF'
-import glob, os, sys, yaml
-repo, tmp = sys.argv[1], sys.argv[2]
+    # The API schemas and the restricted profile: tests/k8s.bats
+    # (validate.js). Here the rest, without kustomize: what the generators
+    # name, and how the pods use what they make.
+    run python3 - "$REPO" <<'EOF'
+import glob, os, re, sys, yaml
+repo = sys.argv[1]
 errors = []
 def err(msg):
     errors.append(msg)
@@ -658,21 +661,44 @@ def pod_specs(doc):
         t = spec["leaderWorkerTemplate"]
         yield "leader", t["leaderTemplate"]["spec"]
         yield "worker", t["workerTemplate"]["spec"]
+def gib(q):
+    m = re.fullmatch(r"([0-9]+)(Mi|Gi|Ti)", str(q))
+    return int(m.group(1)) * {"Mi": 1 / 1024, "Gi": 1, "Ti": 1024}[m.group(2)] if m else None
+# Every file nccl-init installs from profiles/ (the image's
+# /etc/nccl-init/profiles, which the ConfigMap's directory mount replaces).
+want = sorted(os.path.basename(p) for p in glob.glob(repo + "/profiles/*.env") + [repo + "/profiles/auto.rules"])
+generated = {}
+for k in sorted(glob.glob(repo + "/docker/k8s/**/kustomization.yaml", recursive=True)):
+    d = os.path.dirname(k)
+    kz = yaml.safe_load(open(k))
+    for r in kz.get("resources", []):
+        if not os.path.isfile(os.path.join(d, r)):
+            err("%s: resource %s is missing" % (k, r))
+    gens = kz.get("configMapGenerator", [])
+    if len(gens) != 1:
+        err("%s: %d ConfigMap generators" % (k, len(gens)))
+        continue
+    files = gens[0].get("files", [])
+    names = sorted(os.path.basename(f) for f in files)
+    for f in files:
+        if os.path.realpath(os.path.join(d, f)) != os.path.realpath(os.path.join(repo, "profiles", os.path.basename(f))):
+            err("%s: %s is not a file of profiles/" % (k, f))
+    if names != want:
+        err("%s: the generator names %s, profiles/ has %s" % (k, " ".join(names), " ".join(want)))
+    generated[d] = gens[0]["name"]
+    print("generator %s: %s, %d files" % (os.path.relpath(d, repo), gens[0]["name"], len(names)))
 docs = []
 for f in sorted(glob.glob(repo + "/docker/k8s/**/*.yaml", recursive=True)):
-    docs += [(f, d) for d in yaml.safe_load_all(open(f)) if d]
+    docs += [(f, d) for d in yaml.safe_load_all(open(f)) if d and "kind" in d]
 kinds = sorted({d["kind"] for _, d in docs})
 print("kinds:", " ".join(kinds))
 for f, d in docs:
-    if d["kind"] == "ConfigMap":
-        for key, text in d["data"].items():
-            with open(os.path.join(tmp, key), "w") as out:
-                out.write(text)
-            print("profile", key)
-            want = open(os.path.join(repo, "profiles", key)).read()
-            if text != want:
-                err("%s: %s differs from profiles/%s" % (f, key, key))
-    for role, spec in pod_specs(d):
+    if d["kind"] == "Service" and re.match(r"(vllm|sglang)(-|$)", d["metadata"]["name"]):
+        err("%s: Service %s" % (f, d["metadata"]["name"]))
+    specs = list(pod_specs(d))
+    if specs and os.path.dirname(f) not in generated:
+        err("%s: no kustomization.yaml beside it" % f)
+    for role, spec in specs:
         grace = spec.get("terminationGracePeriodSeconds", 30)
         init_grace = max([float(e["value"]) for c in spec["containers"] for e in c.get("env", [])
                           if e["name"] == "NCCL_INIT_GRACE"] or [8])
@@ -680,35 +706,53 @@ for f, d in docs:
             err("%s %s: terminationGracePeriodSeconds %s is not above nccl-init's grace %s"
                 % (f, role, grace, init_grace))
         vols = {v["name"]: v for v in spec["volumes"]}
+        sel = spec.get("nodeSelector", {}).get("nvidia.com/gpu.product")
+        terms = (spec.get("affinity", {}).get("nodeAffinity", {})
+                 .get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", []))
+        products = [sel] if sel else [v for t in terms for e in t.get("matchExpressions", [])
+                                      if e["key"] == "nvidia.com/gpu.product" and e["operator"] == "In"
+                                      for v in e["values"]]
         for c in spec["containers"]:
-            where = "%s %s/%s" % (os.path.basename(f), role, c["name"])
-            # A command: replaces the image's ENTRYPOINT: only one that is
-            # nccl-init and its "--" (the vLLM LeaderWorkerSet's Ray pods)
-            # keeps nccl-init PID 1.
-            cmd = c.get("command")
-            if cmd is not None and (cmd[:1] != ["/usr/local/bin/nccl-init"] or "--" not in cmd):
-                err(where + ": command: %s would bypass nccl-init" % cmd)
-            if not c.get("args"):
-                err(where + ": no args")
-            if c["resources"]["limits"].get("nvidia.com/gpu") != 8:
+            where = "%s %s/%s" % (os.path.relpath(f, repo + "/docker/k8s"), role, c["name"])
+            lim = c["resources"]["limits"]
+            if lim.get("nvidia.com/gpu") != 8:
                 err(where + ": not 8 GPUs")
-            sc = c["securityContext"]
-            if sc["capabilities"]["drop"] != ["ALL"] or sc.get("allowPrivilegeEscalation") is not False:
-                err(where + ": capabilities not dropped")
-            if sc.get("readOnlyRootFilesystem"):
-                err(where + ": readOnlyRootFilesystem skips the sinks")
             if "envFrom" in c:
                 err(where + ": envFrom")
             mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
-            shm = mounts.get("/dev/shm")
-            if not shm or vols[shm["name"]].get("emptyDir", {}).get("medium") != "Memory":
-                err(where + ": /dev/shm is not a memory emptyDir")
-            prof = [m for p, m in mounts.items() if p.startswith("/etc/nccl-init/profiles/")]
-            if not prof or "configMap" not in vols[prof[0]["name"]] or \
-                    prof[0]["mountPath"] != "/etc/nccl-init/profiles/" + prof[0].get("subPath", "?"):
-                err(where + ": the profile is not a ConfigMap file in /etc/nccl-init/profiles")
+            def empty_dir(path, medium=None):
+                m = mounts.get(path)
+                v = vols.get(m["name"], {}) if m else {}
+                ok = "emptyDir" in v and (medium is None or v["emptyDir"].get("medium") == medium)
+                if not ok:
+                    err("%s: %s is not an emptyDir%s" % (where, path, " of medium " + medium if medium else ""))
+                return v.get("emptyDir", {}) if ok else {}
+            # the record, the server's temporary files, HOME, shm
+            empty_dir("/run/nccl-init")
+            empty_dir("/tmp")
             env = {e["name"]: e.get("value") for e in c.get("env", [])}
-            print(where, "NCCL_INIT_PROFILE=%s" % env.get("NCCL_INIT_PROFILE"))
+            home = env.get("HOME", "")
+            if not any(home == p or home.startswith(p + "/") for p in mounts if "emptyDir" in vols[mounts[p]["name"]]):
+                err(where + ": HOME %r is not on an emptyDir" % home)
+            shm = empty_dir("/dev/shm", "Memory")
+            size, mem = gib(shm.get("sizeLimit")), gib(lim.get("memory"))
+            if size is None or mem is None or mem <= size:
+                err("%s: the memory limit %s does not hold /dev/shm's %s" % (where, lim.get("memory"), shm.get("sizeLimit")))
+            # the profiles: a directory mount of the generated ConfigMap
+            prof = mounts.get("/etc/nccl-init/profiles")
+            if not prof or "subPath" in prof or not prof.get("readOnly") or \
+                    vols[prof["name"]].get("configMap", {}).get("name") != generated.get(os.path.dirname(f)):
+                err(where + ": /etc/nccl-init/profiles is not the generated ConfigMap, as a directory")
+            if [m for m in c["volumeMounts"] if "subPath" in m]:
+                err(where + ": a subPath mount")
+            # a hardware-specific profile with the GPU it is for
+            layers = env.get("NCCL_INIT_PROFILE", "").split(",")
+            need = {"pcie-8gpu": ["NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"],
+                    "nvlink-hgx": ["NVIDIA-H100-80GB-HBM3", "NVIDIA-H200"]}
+            for layer in layers:
+                if layer in need and products != need[layer]:
+                    err("%s: %s without nvidia.com/gpu.product %s (got %s)" % (where, layer, need[layer], products))
+            print(where, "NCCL_INIT_PROFILE=%s" % env.get("NCCL_INIT_PROFILE"), "gpu.product=%s" % ",".join(products))
             if role != "worker":
                 for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
                     if c.get(probe, {}).get("httpGet", {}).get("path") != "/health":
@@ -719,17 +763,23 @@ sys.exit(1 if errors else 0)
 EOF
     echo "$output"
     assert_success
-    assert_line "kinds: ConfigMap Deployment LeaderWorkerSet Service"
+    # no ConfigMap among the files: kustomize makes it
+    assert_line "kinds: Deployment Kustomization LeaderWorkerSet Service"
+    local d
+    for d in sglang/single-node sglang/multi-node vllm/single-node vllm/multi-node vllm/multi-node-ray; do
+        assert_line --regexp "^generator docker/k8s/$d: [a-z-]+-nccl-profiles, 6 files$"
+    done
     # SGLang's and vLLM's pods, the LeaderWorkerSets' workers among them
-    assert_line "deployment.yaml pod/sglang NCCL_INIT_PROFILE=pcie-8gpu"
-    assert_line "deployment.yaml pod/vllm NCCL_INIT_PROFILE=pcie-8gpu"
-    assert_line "leaderworkerset.yaml worker/sglang NCCL_INIT_PROFILE=nvlink-hgx,ib-multinode"
-    assert_line "leaderworkerset.yaml worker/vllm-worker NCCL_INIT_PROFILE=nvlink-hgx,ib-multinode"
-    # the profiles as mounted, and the layering the pods ask for, are valid
-    run "$NI" check --profile-dir "$PROFILES" "$TMP"/*.env
-    assert_success
-    run --separate-stderr "$NI" render --profile-dir "$PROFILES" -p nvlink-hgx -p "$TMP/ib-multinode.env" \
-        --format env
+    local pcie="NCCL_INIT_PROFILE=pcie-8gpu gpu.product=NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"
+    local hgx="NCCL_INIT_PROFILE=nvlink-hgx,ib-multinode gpu.product=NVIDIA-H100-80GB-HBM3,NVIDIA-H200"
+    assert_line "sglang/single-node/deployment.yaml pod/sglang $pcie"
+    assert_line "vllm/single-node/deployment.yaml pod/vllm $pcie"
+    assert_line "sglang/multi-node/leaderworkerset.yaml worker/sglang $hgx"
+    assert_line "vllm/multi-node/leaderworkerset.yaml leader/vllm-leader $hgx"
+    assert_line "vllm/multi-node/leaderworkerset.yaml worker/vllm-worker $hgx"
+    assert_line "vllm/multi-node-ray/leaderworkerset.yaml worker/vllm-worker $hgx"
+    # the layering the pods ask for is valid, from the files the ConfigMap holds
+    run --separate-stderr "$NI" render --profile-dir "$PROFILES" -p nvlink-hgx -p ib-multinode --format env
     assert_success
     assert_line NCCL_IB_HCA=mlx5
     # Gloo and TensorPipe off loopback across the nodes

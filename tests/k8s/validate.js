@@ -15,7 +15,13 @@
 // is a CRD without a model: its top-level shape is checked here from the
 // LWS API types (kubernetes-sigs/lws
 // api/leaderworkerset/v1/leaderworkerset_types.go, commit 47a6181f), and
-// its leaderTemplate and workerTemplate as PodTemplateSpecs.
+// its leaderTemplate and workerTemplate as PodTemplateSpecs. A
+// kustomization.yaml and kustomize's kustomizeconfig.yaml are checked for
+// their fields and the files they name.
+//
+// On top of the schemas, every pod template is held to the "restricted"
+// Pod Security profile and the project's rules for its manifests (see
+// "the pods' policy" below), and no Service may be named after a server.
 //
 // kubernetes-models 4.5.1 and not 5: 5 is ESM only and wants Node.js 22,
 // while Debian 12 ships Node.js 18. The versions are pinned in
@@ -222,6 +228,241 @@ function validateLeaderWorkerSet(doc, out) {
     }
 }
 
+// --- the pods' policy ------------------------------------------------------
+//
+// Beyond the schemas, every pod template (a Pod, the template of a
+// Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob, a
+// LeaderWorkerSet's leader and worker templates) is held to:
+// - the Pod Security Standards' "restricted" profile
+//   (https://kubernetes.io/docs/concepts/security/pod-security-standards/),
+//   which contains "baseline": no host namespaces, no privileged
+//   container, no hostPort; only the volume types configMap, csi,
+//   downwardAPI, emptyDir, ephemeral, persistentVolumeClaim, projected and
+//   secret (hostPath named as such); runAsNonRoot true (on the pod, or on
+//   every container) and no runAsUser 0; seccompProfile RuntimeDefault or
+//   Localhost (on the pod, or on every container), never Unconfined; and in
+//   every container allowPrivilegeEscalation false, capabilities.drop
+//   holding ALL, capabilities.add at most NET_BIND_SERVICE. Reason
+//   "restricted: ...".
+// - the project's rules for its manifests, reason "nccl-init: ...":
+//   readOnlyRootFilesystem true (the hardened shape), CPU and memory
+//   requests on every container (else the pod is BestEffort),
+//   enableServiceLinks false, args: on every container of an nccl-init
+//   image (their CMD only prints the usage, so a pod without args: exits
+//   and restarts) and no command: there but nccl-init's own
+//   ("/usr/local/bin/nccl-init", "--", ...), which keeps it PID 1.
+// and no Service may be named after a server (vllm, sglang, or either
+// with a "-" suffix): the kubelet makes VLLM_PORT=tcp://... and the like
+// from it in every pod of the namespace that keeps service links on, and
+// the servers read VLLM_* and SGLANG_* as their own settings.
+
+const ALLOWED_VOLUMES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim',
+    'projected', 'secret'];
+const NCCL_INIT = '/usr/local/bin/nccl-init';
+
+// [path, pod spec] of every pod template of a manifest.
+function podSpecs(obj) {
+    const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+    const at = (p) => {
+        const v = p.reduce((o, k) => (isObject(o) ? o[k] : undefined), obj);
+        return isObject(v) ? [[p, v]] : [];
+    };
+    switch (obj.kind) {
+    case 'Pod': return at(['spec']);
+    case 'Deployment': case 'StatefulSet': case 'DaemonSet': case 'ReplicaSet': case 'Job':
+        return at(['spec', 'template', 'spec']);
+    case 'CronJob': return at(['spec', 'jobTemplate', 'spec', 'template', 'spec']);
+    case 'LeaderWorkerSet':
+        return at(['spec', 'leaderWorkerTemplate', 'leaderTemplate', 'spec'])
+            .concat(at(['spec', 'leaderWorkerTemplate', 'workerTemplate', 'spec']));
+    default: return [];
+    }
+}
+
+function checkPod(spec, at, out) {
+    const bad = (p, reason) => out.push({ path: at.concat(p), reason });
+    const got = (v) => `(got ${JSON.stringify(v)})`;
+    for (const k of ['hostNetwork', 'hostPID', 'hostIPC']) {
+        if (spec[k] === true) bad([k], 'restricted: the host\'s namespaces are not allowed (must be false or unset)');
+    }
+    if (spec.enableServiceLinks !== false) {
+        bad(['enableServiceLinks'], 'nccl-init: must be false: the Services of the namespace would become ' +
+            'variables such as VLLM_PORT, which the servers read as their own ' + got(spec.enableServiceLinks));
+    }
+    (Array.isArray(spec.volumes) ? spec.volumes : []).forEach((v, i) => {
+        if (v === null || typeof v !== 'object') return;
+        for (const k of Object.keys(v)) {
+            if (k === 'name' || ALLOWED_VOLUMES.includes(k)) continue;
+            bad(['volumes', i, k], k === 'hostPath' ? 'restricted: hostPath volumes are not allowed'
+                : `restricted: volume type ${k} is not allowed (only ${ALLOWED_VOLUMES.join(', ')})`);
+        }
+    });
+    const psc = spec.securityContext && typeof spec.securityContext === 'object' ? spec.securityContext : {};
+    const seccompOk = (sc) => sc && sc.seccompProfile && ['RuntimeDefault', 'Localhost'].includes(sc.seccompProfile.type);
+    if (psc.runAsUser === 0) bad(['securityContext', 'runAsUser'], 'restricted: must not be 0 (root)');
+    if (psc.runAsNonRoot === false) bad(['securityContext', 'runAsNonRoot'], 'restricted: must be true (got false)');
+    if (psc.seccompProfile && !seccompOk(psc)) {
+        bad(['securityContext', 'seccompProfile', 'type'], 'restricted: must be RuntimeDefault or Localhost ' +
+            got(psc.seccompProfile.type));
+    }
+    const containers = [];
+    for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+        (Array.isArray(spec[list]) ? spec[list] : []).forEach((c, i) => {
+            if (c !== null && typeof c === 'object') containers.push([[list, i], c]);
+        });
+    }
+    // runAsNonRoot and seccompProfile: on the pod, or on every container
+    // (one line on the pod when no container sets it either, else one per
+    // container that lacks it)
+    const csc = (c) => (c.securityContext && typeof c.securityContext === 'object' ? c.securityContext : {});
+    const podNonRoot = psc.runAsNonRoot === true;
+    const someNonRoot = containers.some(([, c]) => csc(c).runAsNonRoot === true);
+    const podSeccomp = seccompOk(psc);
+    const someSeccomp = containers.some(([, c]) => csc(c).seccompProfile);
+    if (!podNonRoot && !someNonRoot && psc.runAsNonRoot !== false) {
+        bad(['securityContext', 'runAsNonRoot'], 'restricted: must be true, on the pod or on every container ' +
+            got(psc.runAsNonRoot));
+    }
+    if (!psc.seccompProfile && !someSeccomp) {
+        bad(['securityContext', 'seccompProfile', 'type'], 'restricted: must be RuntimeDefault or Localhost, ' +
+            'on the pod or on every container (got none)');
+    }
+    for (const [p, c] of containers) {
+        const sc = c.securityContext && typeof c.securityContext === 'object' ? c.securityContext : {};
+        const scp = p.concat('securityContext');
+        if (sc.privileged === true) bad(scp.concat('privileged'), 'restricted: privileged containers are not allowed');
+        if (sc.allowPrivilegeEscalation !== false) {
+            bad(scp.concat('allowPrivilegeEscalation'), 'restricted: must be false ' + got(sc.allowPrivilegeEscalation));
+        }
+        const caps = sc.capabilities && typeof sc.capabilities === 'object' ? sc.capabilities : {};
+        if (!(Array.isArray(caps.drop) && caps.drop.includes('ALL'))) {
+            bad(scp.concat('capabilities', 'drop'), 'restricted: must hold ALL ' + got(caps.drop));
+        }
+        if (Array.isArray(caps.add)) {
+            caps.add.forEach((k, j) => {
+                if (k !== 'NET_BIND_SERVICE') {
+                    bad(scp.concat('capabilities', 'add', j), `restricted: only NET_BIND_SERVICE may be added ${got(k)}`);
+                }
+            });
+        }
+        if (sc.runAsUser === 0) bad(scp.concat('runAsUser'), 'restricted: must not be 0 (root)');
+        if (sc.runAsNonRoot === false || (!podNonRoot && someNonRoot && sc.runAsNonRoot !== true)) {
+            bad(scp.concat('runAsNonRoot'), 'restricted: must be true, on the pod or on every container ' +
+                got(sc.runAsNonRoot));
+        }
+        if (sc.seccompProfile ? !seccompOk(sc) : !podSeccomp && (psc.seccompProfile || someSeccomp)) {
+            bad(scp.concat('seccompProfile', 'type'), 'restricted: must be RuntimeDefault or Localhost, ' +
+                'on the pod or on every container ' + got(sc.seccompProfile && sc.seccompProfile.type));
+        }
+        if (sc.procMount !== undefined && sc.procMount !== 'Default') {
+            bad(scp.concat('procMount'), 'restricted: must be Default ' + got(sc.procMount));
+        }
+        if (sc.readOnlyRootFilesystem !== true) {
+            bad(scp.concat('readOnlyRootFilesystem'), 'nccl-init: must be true (the hardened shape: nccl-init ' +
+                'writes only its record, in an emptyDir) ' + got(sc.readOnlyRootFilesystem));
+        }
+        (Array.isArray(c.ports) ? c.ports : []).forEach((port, j) => {
+            if (port && port.hostPort) bad(p.concat('ports', j, 'hostPort'), 'restricted: hostPort is not allowed');
+        });
+        if (p[0] === 'containers') {
+            const req = c.resources && c.resources.requests && typeof c.resources.requests === 'object'
+                ? c.resources.requests : {};
+            for (const r of ['cpu', 'memory']) {
+                if (req[r] === undefined) {
+                    bad(p.concat('resources', 'requests', r), 'nccl-init: required: a pod without CPU and memory ' +
+                        'requests is BestEffort, the first evicted');
+                }
+            }
+        }
+        if (typeof c.image === 'string' && /nccl-init/.test(c.image)) {
+            if (!(Array.isArray(c.args) && c.args.length > 0)) {
+                bad(p.concat('args'), 'nccl-init: required: the image\'s CMD only prints the usage, so without ' +
+                    'args: the container exits and restarts');
+            }
+            if (c.command !== undefined && !(Array.isArray(c.command) && c.command[0] === NCCL_INIT &&
+                c.command.includes('--'))) {
+                bad(p.concat('command'), `nccl-init: replaces the image's ENTRYPOINT, so nccl-init would not run ` +
+                    `(only ["${NCCL_INIT}", "--", ...]; give args: instead)`);
+            }
+        }
+    }
+}
+
+function checkService(obj, out) {
+    const name = obj.metadata && obj.metadata.name;
+    if (typeof name === 'string' && /^(vllm|sglang)(-|$)/.test(name)) {
+        const prefix = name.replace(/-/g, '_').toUpperCase();
+        out.push({ path: ['metadata', 'name'], reason: `nccl-init: a Service named ${JSON.stringify(name)} ` +
+            `puts ${prefix}_PORT=tcp://... into every pod of the namespace with service links, ` +
+            `where the server reads it as its own setting` });
+    }
+}
+
+// --- kustomize -------------------------------------------------------------
+//
+// A kustomization.yaml (kustomize.config.k8s.io/v1beta1 Kustomization) is
+// not an API object: its fields are checked against kustomize's
+// (api/types/kustomization.go), and every file it names (resources,
+// components, configurations, the files of the ConfigMap and Secret
+// generators) must exist, relative to its directory. A file named
+// kustomizeconfig.yaml is kustomize's transformer configuration
+// (api/types/... TransformerConfig): its fields, and nameReference's shape.
+
+const KUSTOMIZATION = ['apiVersion', 'kind', 'metadata', 'resources', 'components', 'crds', 'bases',
+    'namespace', 'namePrefix', 'nameSuffix', 'labels', 'commonLabels', 'commonAnnotations', 'images',
+    'replicas', 'patches', 'patchesStrategicMerge', 'patchesJson6902', 'replacements', 'vars',
+    'configMapGenerator', 'secretGenerator', 'generatorOptions', 'configurations', 'generators',
+    'transformers', 'validators', 'openapi', 'helmCharts', 'helmGlobals', 'sortOptions', 'buildMetadata'];
+const GENERATOR = ['name', 'namespace', 'behavior', 'files', 'literals', 'envs', 'env', 'options', 'type'];
+const TRANSFORMER_CONFIG = ['namePrefix', 'nameSuffix', 'nameSpace', 'commonLabels', 'labels', 'templateLabels',
+    'commonAnnotations', 'nameReference', 'varReference', 'images', 'replicas'];
+
+function validateKustomization(obj, dir, out) {
+    const bad = (p, reason) => out.push({ path: p, reason });
+    for (const k of Object.keys(obj)) {
+        if (!KUSTOMIZATION.includes(k)) bad([k], unknownReason(k, new Set(KUSTOMIZATION)));
+    }
+    const exists = (p, rel) => {
+        if (typeof rel !== 'string') return bad(p, `must be a string (got ${JSON.stringify(rel)})`);
+        if (/^[a-z]+:\/\/|^git@|\?ref=/.test(rel)) return null; // a remote base: not fetched here
+        if (!fs.existsSync(path.resolve(dir, rel))) bad(p, `no such file or directory: ${rel}`);
+        return null;
+    };
+    for (const k of ['resources', 'components', 'configurations', 'crds']) {
+        if (obj[k] === undefined) continue;
+        if (!Array.isArray(obj[k])) { bad([k], 'must be a list'); continue; }
+        obj[k].forEach((rel, i) => exists([k, i], rel));
+    }
+    for (const g of ['configMapGenerator', 'secretGenerator']) {
+        if (obj[g] === undefined) continue;
+        if (!Array.isArray(obj[g])) { bad([g], 'must be a list'); continue; }
+        obj[g].forEach((gen, i) => {
+            if (gen === null || typeof gen !== 'object') return bad([g, i], 'must be a mapping');
+            for (const k of Object.keys(gen)) {
+                if (!GENERATOR.includes(k)) bad([g, i, k], unknownReason(k, new Set(GENERATOR)));
+            }
+            if (typeof gen.name !== 'string') bad([g, i, 'name'], 'required field missing');
+            (Array.isArray(gen.files) ? gen.files : []).forEach((f, j) =>
+                // "KEY=PATH" names the key; PATH is the file
+                exists([g, i, 'files', j], typeof f === 'string' ? f.replace(/^[^=/]*=/, '') : f));
+        });
+    }
+}
+
+function validateTransformerConfig(obj, out) {
+    const bad = (p, reason) => out.push({ path: p, reason });
+    for (const k of Object.keys(obj)) {
+        if (!TRANSFORMER_CONFIG.includes(k)) bad([k], unknownReason(k, new Set(TRANSFORMER_CONFIG)));
+    }
+    (Array.isArray(obj.nameReference) ? obj.nameReference : []).forEach((r, i) => {
+        if (!r || typeof r.kind !== 'string') bad(['nameReference', i, 'kind'], 'required field missing');
+        (r && Array.isArray(r.fieldSpecs) ? r.fieldSpecs : []).forEach((f, j) => {
+            if (!f || typeof f.path !== 'string') bad(['nameReference', i, 'fieldSpecs', j, 'path'], 'required field missing');
+            if (!f || typeof f.kind !== 'string') bad(['nameReference', i, 'fieldSpecs', j, 'kind'], 'required field missing');
+        });
+    });
+}
+
 // --- files ---------------------------------------------------------------
 
 function yamlFiles(arg) {
@@ -293,11 +534,16 @@ function main(args) {
             if (obj === null || obj === undefined) continue; // an empty document
             inFile++;
             objects++;
-            const kind = obj && typeof obj.kind === 'string' ? obj.kind : '?';
+            const kind = obj && typeof obj.kind === 'string' ? obj.kind
+                : path.basename(file) === 'kustomizeconfig.yaml' ? 'kustomizeconfig' : '?';
             const name = obj && obj.metadata && typeof obj.metadata.name === 'string' ? obj.metadata.name : '?';
             const out = [];
             if (typeof obj !== 'object' || Array.isArray(obj)) {
                 out.push({ path: [], reason: 'a manifest must be a mapping' });
+            } else if (path.basename(file) === 'kustomizeconfig.yaml') {
+                validateTransformerConfig(obj, out);
+            } else if (obj.apiVersion === 'kustomize.config.k8s.io/v1beta1' && obj.kind === 'Kustomization') {
+                validateKustomization(obj, path.dirname(file), out);
             } else if (obj.apiVersion === 'leaderworkerset.x-k8s.io/v1' && obj.kind === 'LeaderWorkerSet') {
                 validateLeaderWorkerSet(obj, out);
             } else {
@@ -307,6 +553,10 @@ function main(args) {
                 } else {
                     validateWith(Model, obj, [], out);
                 }
+            }
+            if (typeof obj === 'object' && obj !== null && !Array.isArray(obj)) {
+                for (const [at, spec] of podSpecs(obj)) checkPod(spec, at, out);
+                if (obj.apiVersion === 'v1' && obj.kind === 'Service') checkService(obj, out);
             }
             // in the file's order
             const lines = out.map((o) => ({ ...o, line: lineOf(doc, lc, o.path) }));
