@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
-# The Python sink: every interpreter applies the resolved set at start-up,
-# even with an empty environment. Runs over copy-on-write /etc and /usr
+# The Python sink: every interpreter applies the record at start-up, even
+# with an empty environment. The hook is fixed code (its one variable part is
+# the record's path); the values are the record's, read at each start with
+# the env plugin's trust rules. Runs over copy-on-write /etc, /usr and /run
 # (scripts/sandbox.sh), so the hook lands in the real stdlib paths.
 
 load helpers/common
@@ -13,15 +15,17 @@ CONFFILE=/etc/python$PYV/sitecustomize.py
 setup() {
     [ -x "$PY" ] || skip "no $PY"
     TMP=$(mktemp -d)
+    rm -rf /run/nccl-init /run/nccl-init.real
 }
 
 teardown() {
+    if [ -n "${RO:-}" ]; then umount "$RO" || true; fi
     rm -rf "$TMP"
 }
 
-# Installs the hook for pcie-8gpu (plus any extra options).
+# Installs the hook and writes the record for pcie-8gpu (plus any extra options).
 hook() {
-    run --separate-stderr "$NI" --sinks python --profile-dir "$PROFILES" -p pcie-8gpu "$@" -- true
+    run --separate-stderr "$NI" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu "$@" -- true
     assert_success
 }
 
@@ -96,8 +100,9 @@ PY
 
 @test "an explicit value wins; an operator override reaches env={} children" {
     hook
-    run env -i NCCL_ALGO=Tree "$PY" -c 'import os; print(os.environ["NCCL_ALGO"])'
+    run --separate-stderr env -i NCCL_ALGO=Tree "$PY" -c 'import os; print(os.environ["NCCL_ALGO"])'
     assert_output Tree
+    assert_equal "$stderr" ""
     NCCL_ALGO=Tree hook
     run "$PY" -c "
 import subprocess, sys
@@ -105,9 +110,23 @@ print(subprocess.run([sys.executable, '-c', 'import os; print(os.environ[\"NCCL_
     assert_output Tree
 }
 
+@test "an enforced record (--enforce) overwrites the process's own value; the hook stays the same" {
+    hook
+    f=$(readlink -f "$STDLIB/sitecustomize.py")
+    sum=$(sha256sum "$f")
+    hook --enforce
+    assert_equal "$(sha256sum "$f")" "$sum"
+    grep -qx NCCL_INIT_ENFORCE=1 /run/nccl-init/profile.env
+    run --separate-stderr env -i NCCL_ALGO=Tree NCCL_PROTO=Simple OTHER=x "$PY" -c \
+        'import os; print(os.environ["NCCL_ALGO"], os.environ["NCCL_PROTO"], os.environ["OTHER"], "NCCL_INIT_ENFORCE" in os.environ)'
+    assert_success
+    assert_output "Ring LL x False"
+    assert_equal "$stderr" ""
+}
+
 @test "a venv is covered by its base interpreter's stdlib" {
     "$PY" -m venv --without-pip "$TMP/venv" || skip "no venv module"
-    run --separate-stderr "$NI" -v --sinks python --profile-dir "$PROFILES" -p pcie-8gpu \
+    run --separate-stderr "$NI" -v --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu \
         --python "$TMP/venv/bin/python3" -- true
     assert_success
     [[ "$stderr" == *"python: $STDLIB ($PYV)"* ]]
@@ -142,7 +161,7 @@ make_prefix() {
     assert_output "$WANT"
 
     make_prefix "$TMP/other"
-    run --separate-stderr env -i "$NI" -q --sinks python --profile-dir "$PROFILES" -p pcie-8gpu -- \
+    run --separate-stderr env -i "$NI" -q --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu -- \
         "$TMP/other/bin/python3" -c 'print("started")'
     assert_output started
     run env -i "$TMP/other/bin/python3" -c "$SHOW"
@@ -153,7 +172,7 @@ make_prefix() {
     make_prefix "$TMP/prefix"
     printf '#!%s\nimport os\nprint(os.environ.get("NCCL_PROTO"))\n' "$TMP/prefix/bin/python$PYV" >"$TMP/serve"
     chmod +x "$TMP/serve"
-    run --separate-stderr env -i "$NI" -q --sinks python --profile-dir "$PROFILES" -p pcie-8gpu -- "$TMP/serve"
+    run --separate-stderr env -i "$NI" -q --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu -- "$TMP/serve"
     assert_output LL
     [ -f "$TMP/prefix/lib/python$PYV/sitecustomize.py" ]
 }
@@ -174,7 +193,7 @@ make_prefix() {
     assert_output "yes LL"
 }
 
-@test "values round-trip exactly: quotes, backslashes, triple quotes, escapes, non-ASCII" {
+@test "values round-trip exactly: quotes, backslashes, triple quotes, escapes, non-ASCII, non-UTF-8" {
     printf '%s\n' "Q1=it's \"q\" \\ '''x''' \"\"\" \\n \\x41 {0} %%s" \
         "Q2=é€😀 ünïcödé" "Q3=');import os;open('$TMP/pwned','w');('" \
         'Q4=\' 'Q5="""' >"$TMP/odd.env"
@@ -189,24 +208,59 @@ vals = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1], encoding="ut
 print(json.dumps([vals[k] for k in ("Q1","Q2","Q3","Q4","Q5")], ensure_ascii=False))' "$TMP/odd.env")
     assert_output "$want"
     [ ! -e "$TMP/pwned" ]
+    # bytes that are not UTF-8 (a record written by hand): as os.environ
+    # decodes the environment, so the process's environment has them back
+    printf 'NCCL_INIT_DIGEST=x\nQ6=a\xff\xfe\xc3\xa9b\n' >/run/nccl-init/profile.env
+    run --separate-stderr env -i "$PY" -c 'import os; print(os.environb[b"Q6"] == b"a\xff\xfe\xc3\xa9b")'
+    assert_output True
+    assert_equal "$stderr" ""
 }
 
-@test "a second start changes nothing: no rewrite, no recompile" {
+@test "a second start, and a start with another profile, change no hook: no rewrite, no recompile" {
     hook
     f=$(readlink -f "$STDLIB/sitecustomize.py")
     pyc="$STDLIB/__pycache__/sitecustomize.cpython-${PYV/./}.pyc"
-    sum=$(sha256sum "$f") pycstat=$(stat -c %Y.%s "$pyc")
+    sum=$(sha256sum "$f") pycstat=$(stat -c %Y.%s:%i "$pyc") fstat=$(stat -c %Y.%i "$f")
     sleep 1.1
     hook
+    hook -p "$PROFILES/nvlink-hgx.env"
     assert_equal "$(sha256sum "$f")" "$sum"
-    assert_equal "$(stat -c %Y.%s "$pyc")" "$pycstat"
+    assert_equal "$(stat -c %Y.%i "$f")" "$fstat"
+    assert_equal "$(stat -c %Y.%s:%i "$pyc")" "$pycstat"
+    # the values are the new record's
+    run env -i "$PY" -c 'import os; print(os.environ["NCCL_INIT_PROFILE"])'
+    assert_output pcie-8gpu,nvlink-hgx
+}
+
+@test "a current hook in a read-only stdlib: nothing written, no warning" {
+    make_prefix "$TMP/prefix"
+    hook --python "$TMP/prefix/bin/python3"
+    RO=$TMP/prefix/lib/python$PYV
+    mount --bind "$RO" "$RO"
+    mount -o remount,bind,ro "$RO"
+    run --separate-stderr "$NI" -v --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu \
+        --python "$TMP/prefix/bin/python3" -- true
+    assert_success
+    [[ "$stderr" != *warning* ]]
+    [[ "$stderr" == *"python: $RO ($PYV)"* ]]
+    run env -i "$TMP/prefix/bin/python3" -c "$SHOW"
+    assert_output "$WANT"
+    # a hook that is not current there is a warning: the sink cannot write it
+    umount "$RO"
+    sed -i 's/^# Generated by nccl-init/# Changed/' "$RO/sitecustomize.py"
+    mount --bind "$RO" "$RO"
+    mount -o remount,bind,ro "$RO"
+    run --separate-stderr "$NI" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu \
+        --python "$TMP/prefix/bin/python3" -- true
+    assert_success
+    [[ "$stderr" == *"warning: sink python: $RO/sitecustomize.py: "*"; skipped"* ]]
 }
 
 @test "a symlink planted in a stdlib directory is refused" {
     make_prefix "$TMP/prefix"
     echo 'x = 1' >"$TMP/victim.py"
     ln -s "$TMP/victim.py" "$TMP/prefix/lib/python$PYV/sitecustomize.py"
-    run --separate-stderr "$NI" --sinks python --profile-dir "$PROFILES" -p pcie-8gpu --python "$TMP/prefix/bin/python3" -- true
+    run --separate-stderr "$NI" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu --python "$TMP/prefix/bin/python3" -- true
     assert_success
     [[ "$stderr" == *"warning: sink python: $TMP/prefix/lib/python$PYV/sitecustomize.py: refusing to write through a symlink; skipped"* ]]
     [ -L "$TMP/prefix/lib/python$PYV/sitecustomize.py" ]
@@ -218,7 +272,7 @@ print(json.dumps([vals[k] for k in ("Q1","Q2","Q3","Q4","Q5")], ensure_ascii=Fal
     # (one symlink per PID); now it reads the hook's descriptor on the
     # record in /proc/PID/fd, so the hook has nothing to write.
     rm -rf /run/nccl-init
-    hook --sinks python,record
+    hook
     before=$(find /run/nccl-init -printf '%P %y %s\n' | LC_ALL=C sort)
     run env -i "$PY" -c '
 import os, sitecustomize, subprocess, sys
@@ -245,13 +299,95 @@ new interpreter: /run/nccl-init/profile.env"
     [ ! -e /run/nccl-init/applied ]
 }
 
-@test "no record: the hook still applies the values, and starts as before" {
-    rm -rf /run/nccl-init
+@test "no record: the hook does nothing, and says nothing" {
     hook
-    run env -i "$PY" -c "$SHOW"
-    assert_output "$WANT"
-    run env -i "$PY" -c 'import sitecustomize; print(sitecustomize._nccl_record)'
+    rm -rf /run/nccl-init
+    run --separate-stderr env -i "$PY" -c "$SHOW"
+    assert_success
+    assert_output "$(sed 's/=.*/=None/' <<<"$WANT")"
+    assert_equal "$stderr" ""
+    run --separate-stderr env -i "$PY" -c 'import sitecustomize; print(sitecustomize._nccl_record)'
     assert_output None
+    assert_equal "$stderr" ""
+    # nor without /run/nccl-init/profile.env alone
+    mkdir /run/nccl-init
+    run --separate-stderr env -i "$PY" -c "$SHOW"
+    assert_equal "$stderr" ""
+}
+
+# A record the hook must not trust, or cannot parse: no value at all, one
+# line on stderr, and the interpreter runs to its exit 0.
+refused() {
+    run --separate-stderr env -i NCCL_ALGO=mine "$PY" -c "$SHOW"
+    assert_success
+    assert_output "$(sed 's/=.*/=None/; s/NCCL_ALGO=None/NCCL_ALGO=mine/' <<<"$WANT")"
+    [[ "$stderr" == "nccl-init hook: record not used: $1" ]] || {
+        echo "stderr: $stderr" >&2
+        return 1
+    }
+}
+
+@test "a hostile record gives no values, one line on stderr, and a normal start" {
+    hook
+    R=/run/nccl-init/profile.env
+    cp "$R" "$TMP/good"
+    chmod g+w "$R"
+    refused "$R is writable by group or others (mode 0664)"
+    rm "$R"
+    ln -s "$TMP/good" "$R"
+    refused "$R is a symbolic link"
+    rm "$R"
+    cp "$TMP/good" "$R"
+    chown 65534 "$R"
+    refused "$R is owned by uid 65534, neither root nor this process's 0"
+    rm "$R"
+    mkfifo -m 644 "$R"
+    refused "$R is a FIFO"
+    rm "$R"
+    printf 'garbage\n' >"$R"
+    refused "$R: line 1: not KEY=VALUE (a key is letters, digits and '_', then '=')"
+    printf 'NCCL_ALGO=Tree\n' >"$R"
+    refused "$R: no NCCL_INIT_DIGEST line"
+    printf 'NCCL_INIT_DIGEST=x\nNCCL_INIT_ENFORCE=yes\n' >"$R"
+    refused "$R: NCCL_INIT_ENFORCE is not 1"
+    printf 'NCCL_INIT_DIGEST=x\nNCCL_ALGO=Tree\nNCCL_ALGO=Ring\n' >"$R"
+    refused "$R: the key NCCL_ALGO is there more than once"
+    printf 'NCCL_INIT_DIGEST=x\nNCCL_ALGO=a\tb\n' >"$R"
+    refused "$R: line 2: a control byte (0x09) in the value"
+    head -c 65537 /dev/zero | tr '\0' a >"$R"
+    refused "$R is 65537 bytes, more than the 65536 a record may have"
+    (cat "$TMP/good"; for i in $(seq 600); do echo "K$i=v"; done) >"$R"
+    refused "$R: more than 512 lines"
+    (cat "$TMP/good"; printf 'K=%4096s\n' x) >"$R"
+    refused "$R: line $(($(wc -l <"$TMP/good") + 1)): longer than 4096 bytes"
+    # a hard link another uid could plant, in a record directory others may write to
+    rm "$R"
+    chmod 0777 /run/nccl-init
+    cp "$TMP/good" /run/nccl-init/other-name
+    ln /run/nccl-init/other-name "$R"
+    refused "$R has 2 links, in a directory others may write to"
+    rm "$R" /run/nccl-init/other-name
+    # /run/nccl-init a link, or writable by others above the record's own directory
+    mv /run/nccl-init /run/nccl-init.real
+    ln -s nccl-init.real /run/nccl-init
+    refused "/run/nccl-init is a symbolic link or not a directory"
+    rm /run/nccl-init
+    mv /run/nccl-init.real /run/nccl-init
+    chown 65534 /run/nccl-init
+    refused "directory /run/nccl-init is owned by uid 65534, neither root nor this process's 0"
+}
+
+@test "a record directory others may write to (an emptyDir, 0777 and not sticky): a root-owned record with one link is trusted" {
+    hook
+    chmod 0777 /run/nccl-init
+    [ "$(stat -c '%a %U %h' /run/nccl-init/profile.env)" = "644 root 1" ]
+    run --separate-stderr env -i "$PY" -c "$SHOW"
+    assert_output "$WANT"
+    assert_equal "$stderr" ""
+    # and read by a process of another user
+    run --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups env -i "$PY" -c "$SHOW"
+    assert_output "$WANT"
+    assert_equal "$stderr" ""
 }
 
 @test "with --root, the hook opens the record under that root" {
@@ -401,13 +537,21 @@ make_system_image() {
     assert_equal "$(cd "$R" && find . -name sitecustomize.py | LC_ALL=C sort)" \
         "$(printf '%s\n' ./etc/python3.12/sitecustomize.py ./usr/lib/python3.12/sitecustomize.py)"
     [[ "$stderr" != *warning* ]]
-    # (b) the image's python3, run in the image, reads it. nccl-init
-    # byte-compiled it with the image's python3.12, from the conffile (under
-    # --root the link names a path outside the root)
+    # under --root the hook names that root's record
+    grep -qF "_nccl_init('$R/run/nccl-init/profile.env')" "$R/etc/python3.12/sitecustomize.py"
+    # (b) the image's python3, run in the image, runs it: the record it
+    # names is not there (nothing, silently), and with one there it applies
+    # it. nccl-init byte-compiled it with the image's python3.12, from the
+    # conffile (under --root the link names a path outside the root)
     need_py312 "the layout checks passed; "
     pyc=$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc
     [ -s "$pyc" ]
     pycsum=$(sha256sum <"$pyc")
+    run --separate-stderr in_image "$R" /usr/bin/python3 -c "$SHOW"
+    assert_output "$(sed 's/=.*/=None/' <<<"$WANT")"
+    assert_equal "$stderr" ""
+    mkdir -p "$R$R/run/nccl-init"
+    printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT" >"$R$R/run/nccl-init/profile.env"
     run in_image "$R" /usr/bin/python3 -c "$SHOW"
     assert_output "$WANT"
     # the .pyc was valid for it: not compiled again
@@ -421,8 +565,10 @@ make_system_image() {
     R=$TMP/image
     make_system_image "$R"
     put_nccl_init "$R"
-    run --separate-stderr in_image "$R" /usr/local/bin/nccl-init -v --sinks python -p pcie-8gpu -- \
-        /usr/bin/python3 -c "$SHOW"
+    mkdir -p "$R/run"
+    run --separate-stderr in_image "$R" /usr/local/bin/nccl-init -v --sinks python,record -p pcie-8gpu -- \
+        /usr/bin/python3 -c "import subprocess, sys
+sys.stdout.write(subprocess.run([sys.executable, '-c', '''$SHOW'''], env={}, capture_output=True, text=True).stdout)"
     assert_success
     assert_output "$WANT"
     [[ "$stderr" == *"python: /usr/lib/python3.12 (3.12)"* ]]
@@ -437,14 +583,17 @@ make_system_image() {
     need_py312
     R=$TMP/image
     make_system_image "$R" plain
-    run --separate-stderr "$NI" --root "$R" --sinks python --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    mkdir -p "$R/run"
+    run --separate-stderr "$NI" --root "$R" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu -- true
     assert_success
     [[ "$stderr" != *warning* ]]
     [ -f "$R/usr/lib/python3.12/sitecustomize.py" ] && [ ! -L "$R/usr/lib/python3.12/sitecustomize.py" ]
     [ ! -e "$R/etc/python3.12" ]
     assert_equal "$(cd "$R" && find . -name sitecustomize.py)" ./usr/lib/python3.12/sitecustomize.py
     [ -s "$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
-    run in_image "$R" /usr/bin/python3 -c "$SHOW"
+    # it names the root's record as seen from outside the root: run there
+    # with the image's stdlib (PYTHONHOME), it applies it
+    run env -i PYTHONHOME="$R/usr" "$R/usr/bin/python3.12" -c "$SHOW"
     assert_output "$WANT"
 }
 

@@ -84,6 +84,48 @@ start_tree() {
     assert_line "pid $other: NCCL_ALGO=Ring, the profile says Tree"
 }
 
+@test "an enforced record (--enforce): the hook's value beats the exec environment's, site" {
+    run --separate-stderr "$NI" -q --enforce --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record -- true
+    assert_success
+    grep -qx NCCL_INIT_ENFORCE=1 /run/nccl-init/profile.env
+    env NCCL_ALGO=Tree NCCL_PROTO=Simple /usr/bin/python3 -c 'import sys, time; open(sys.argv[1], "w").close(); time.sleep(60)' "$TMP/held" &
+    PIDS+=($!)
+    other=$!
+    for _ in $(seq 200); do [ -e "$TMP/held" ] && break; sleep 0.05; done
+    run --separate-stderr "$NI" verify --pid "$other"
+    assert_success
+    assert_line --regexp "^$other +python3 +site +site +site +site +site$"
+    # the same process, its hook held by a record without the enforce line
+    # (a restart without --enforce): the exec environment's values win
+    sed -i /NCCL_INIT_ENFORCE/d /run/nccl-init/profile.env
+    env NCCL_ALGO=Tree /usr/bin/python3 -c 'import sys, time; open(sys.argv[1], "w").close(); time.sleep(60)' "$TMP/held2" &
+    PIDS+=($!)
+    plain=$!
+    for _ in $(seq 200); do [ -e "$TMP/held2" ] && break; sleep 0.05; done
+    run --separate-stderr "$NI" verify --pid "$plain"
+    assert_failure 1
+    assert_line --regexp "^$plain +python3 +CONFLICT +site +site +site +site$"
+}
+
+@test "a descriptor of a record no reader would take is no evidence: MISSING" {
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    # the record made group-writable and the process opens it itself: the
+    # hook refuses such a record, so a descriptor of it proves nothing
+    chmod g+w /run/nccl-init/profile.env
+    env -i /usr/bin/python3 -S -c 'import os, sys, time; f = os.open("/run/nccl-init/profile.env", os.O_RDONLY); open(sys.argv[1], "w").close(); time.sleep(60)' "$TMP/held" &
+    PIDS+=($!)
+    other=$!
+    for _ in $(seq 200); do [ -e "$TMP/held" ] && break; sleep 0.05; done
+    run --separate-stderr "$NI" verify --pid "$other"
+    assert_failure 1
+    assert_line --regexp "^$other +python3 +MISSING +MISSING +MISSING +MISSING +MISSING$"
+    chmod g-w /run/nccl-init/profile.env
+    run --separate-stderr "$NI" verify --pid "$other"
+    assert_success
+    assert_line --regexp "^$other +python3 +site +site +site +site +site$"
+}
+
 @test "a process that has loaded libnccl.so.2 is found, wherever it came from" {
     lib=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
     [ -r "$lib" ] || skip "no libnccl.so.2 on this machine"

@@ -23,8 +23,8 @@
  * prctl(PR_SET_MM) makes /proc/PID/environ larger. Read it whole up to
  * this, and call a larger one unreadable rather than guess. */
 #define ENVIRON_MAX (32u << 20)
-/* The record is a few hundred bytes; this bounds one read through a
- * process's descriptor. */
+/* This bounds a read of a conf file or state.json; a record is read up to
+ * one byte more than its readers take (RECORD_SIZE_MAX, lib/paths.h). */
 #define RECORD_MAX (1u << 20)
 
 struct kv {
@@ -77,6 +77,51 @@ static const char *lookup(const struct set *s, const char *key)
     return NULL;
 }
 
+static bool key_char(unsigned char c, bool first)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+/* Whether text is a record its readers (the env plugin, plugin/record.c,
+ * and the Python hook) take: at most RECORD_LINES_MAX lines, each
+ * KEY=VALUE within RECORD_LINE_MAX bytes, a key [A-Za-z_][A-Za-z0-9_]*
+ * once, no control byte, with NCCL_INIT_DIGEST, RECORD_ENFORCE only 1.
+ * verify takes values from a record only when a reader could have. */
+static bool record_parses(const char *text, size_t len)
+{
+    if (len == 0 || len > RECORD_SIZE_MAX || text[len - 1] != '\n')
+        return false;
+    const char *keys[RECORD_LINES_MAX];
+    size_t klen[RECORD_LINES_MAX], n = 0;
+    bool digest = false;
+    for (const char *p = text, *end = text + len; p < end; n++) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+        if (n == RECORD_LINES_MAX || (size_t)(eol - p) > RECORD_LINE_MAX)
+            return false;
+        while (q < eol && key_char((unsigned char)*q, q == p))
+            q++;
+        if (q == p || q == eol || *q != '=')
+            return false;
+        for (const char *c = q + 1; c < eol; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                return false;
+        keys[n] = p;
+        klen[n] = (size_t)(q - p);
+        for (size_t i = 0; i < n; i++)
+            if (klen[i] == klen[n] && memcmp(keys[i], p, klen[n]) == 0)
+                return false;
+        size_t vl = (size_t)(eol - q - 1);
+        if (klen[n] == 16 && memcmp(p, "NCCL_INIT_DIGEST", 16) == 0)
+            digest = vl > 0;
+        if (klen[n] == sizeof RECORD_ENFORCE - 1 && memcmp(p, RECORD_ENFORCE, klen[n]) == 0 &&
+            !(vl == 1 && q[1] == '1'))
+            return false;
+        p = eol + 1;
+    }
+    return digest;
+}
+
 /* Whether a record has the line RECORD_ENFORCE=1 (a start with --enforce). */
 static bool enforced(const struct set *record)
 {
@@ -93,6 +138,7 @@ struct record {
     struct set pairs;
     const char *digest;
     bool enforce; /* RECORD_ENFORCE=1: the env plugin gives its values first */
+    bool trusted; /* a file and a text its readers would take (record_parses) */
 };
 
 struct records {
@@ -198,11 +244,22 @@ static bool ends_with(const char *s, size_t n, const char *tail)
     return n >= t && memcmp(s + n - t, tail, t) == 0;
 }
 
+/* Whether a file could be a record its readers take: regular, owned by
+ * the current record's owner, writable by no group or others, not larger
+ * than RECORD_SIZE_MAX. (Its directory, checked by the reader when it
+ * opened it, is not there to look at any more: the file may be deleted.) */
+static bool record_file_ok(const struct stat *st, uid_t owner)
+{
+    return S_ISREG(st->st_mode) && st->st_uid == owner && !(st->st_mode & (S_IWGRP | S_IWOTH)) &&
+           st->st_size <= RECORD_SIZE_MAX;
+}
+
 /* The record behind one of a process's descriptors (link:
- * /proc/PID/fd/N), or NULL when it is not a record of nccl-init's: another
- * file, closed meanwhile, or not the current record's owner's. An older
- * record, replaced since, is read through the descriptor (to know the
- * values the hook applied then) and added to rs. */
+ * /proc/PID/fd/N), or NULL when it is not a record of nccl-init's that its
+ * readers would take: another file, closed meanwhile, not the current
+ * record's owner's, writable by others, or a text they refuse
+ * (record_parses). An older record, replaced since, is read through the
+ * descriptor (to know the values the hook applied then) and added to rs. */
 static const struct record *record_of_fd(struct records *rs, const char *link)
 {
     char target[4096];
@@ -211,21 +268,23 @@ static const struct record *record_of_fd(struct records *rs, const char *link)
                     ends_with(target, (size_t)n, RECORD_ENV " (deleted)")))
         return NULL;
     struct stat st;
-    if (stat(link, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != rs->owner)
+    if (stat(link, &st) < 0 || !record_file_ok(&st, rs->owner))
         return NULL;
     for (size_t i = 0; i < rs->n; i++)
         if (rs->v[i].dev == st.st_dev && rs->v[i].ino == st.st_ino)
-            return &rs->v[i];
-    struct record r = { st.st_dev, st.st_ino, { 0 }, NULL, false };
+            return rs->v[i].trusted ? &rs->v[i] : NULL;
+    struct record r = { st.st_dev, st.st_ino, { 0 }, NULL, false, true };
     char *text;
     size_t len;
-    if (read_file(link, RECORD_MAX, &text, &len) < 0)
+    if (read_file(link, RECORD_SIZE_MAX, &text, &len) < 0)
         return NULL;
-    parse_pairs(&r.pairs, text, false);
+    bool ok = record_parses(text, len);
+    if (ok)
+        parse_pairs(&r.pairs, text, false);
     xfree(text);
     r.digest = lookup(&r.pairs, "NCCL_INIT_DIGEST");
-    if (!r.digest)
-        return NULL; /* not a record nccl-init wrote */
+    if (!ok || !r.digest)
+        return NULL; /* not a record nccl-init wrote, nor one a reader took */
     r.enforce = enforced(&r.pairs);
     grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof *rs->v);
     rs->v[rs->n] = r;
@@ -425,7 +484,13 @@ static int read_resolved(const char *root, struct set *want, struct records *rec
 {
     struct buf path = { 0 };
     buf_printf(&path, "%s" RECORD_ENV, root);
-    int e = read_pairs(want, path.data, false);
+    char *text = NULL;
+    size_t len = 0;
+    int e = read_file(path.data, RECORD_MAX, &text, &len);
+    bool parses = e == 0 && record_parses(text, len);
+    if (e == 0)
+        parse_pairs(want, text, false);
+    xfree(text);
     if (e == 0 && !want->n)
         e = -ENODATA;
     if (e == -ENOENT || e == -ENODATA)
@@ -441,8 +506,11 @@ static int read_resolved(const char *root, struct set *want, struct records *rec
     struct stat st;
     if (stat(path.data, &st) == 0) {
         grow((void **)&recs->v, &recs->cap, 1, sizeof *recs->v);
-        recs->v[recs->n++] =
-            (struct record){ st.st_dev, st.st_ino, *want, r->digest, enforced(want) };
+        /* A process that holds it has it from a reader only when a reader
+         * could take it: else its descriptor is no evidence. */
+        recs->v[recs->n++] = (struct record){ st.st_dev, st.st_ino, *want, r->digest,
+                                              enforced(want),
+                                              parses && record_file_ok(&st, st.st_uid) };
         recs->owner = st.st_uid;
     }
     buf_free(&path);
@@ -644,13 +712,12 @@ struct evidence {
  * not a failure, there is simply nothing left to check. */
 #define EXITED 1
 
-/* The value the site hook set for key: the record's, when the key is
- * absent from the exec environment (the hook sets exactly those) and the
- * value is valid UTF-8 (the only values the hook carries). */
+/* The value the site hook has for key: its record's (the hook applies every
+ * line, as bytes; it sets the keys absent from the exec environment, and
+ * with an enforced record every key, value_of). */
 static const char *site_value(const struct evidence *ev, const char *key)
 {
-    const char *sv = ev->site ? lookup(&ev->site->pairs, key) : NULL;
-    return sv && utf8_valid(sv, strlen(sv)) ? sv : NULL;
+    return ev->site ? lookup(&ev->site->pairs, key) : NULL;
 }
 
 /* The value nccl-init's env plugin has for key: the record's, for a key
@@ -690,12 +757,13 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
     if (err < 0)
         return cannot_read(u, p->pid, "environment", "environ", -err);
     /* The records it holds: the site hook's matters for the keys absent
-     * from the exec-time environment (it sets exactly those); the env
+     * from the exec-time environment, and with an enforced record for
+     * every key (the hook then overwrites the environment's); the env
      * plugin's, loaded by a libnccl, for every key (an enforced record
      * beats the environment). A process that maps neither a libnccl nor
-     * the plugin (libnccl-env.so matches "/libnccl" too) and has every
-     * key in its environment needs neither. */
-    bool look = p->nccl;
+     * the plugin (libnccl-env.so matches "/libnccl" too), is not Python
+     * and has every key in its environment needs neither. */
+    bool look = p->nccl || p->python;
     for (size_t k = 0; k < r->nkeys && !look; k++)
         look = !env_of(ev->env, ev->len, r->keys[k].name);
     if (look) {
@@ -722,13 +790,16 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
  * 1. with nccl-init's env plugin holding an enforced record that has the
  *    key (one NCCL asks the plugin for), the plugin gives NCCL the
  *    record's value whatever the environment says;
- * 2. its environment; the site hook's record (the hook sets the keys
+ * 2. with the site hook holding an enforced record that has the key, the
+ *    record's value: the hook put it into os.environ over the exec
+ *    environment's;
+ * 3. its environment; the site hook's record (the hook sets the keys
  *    absent from the environment); the user's conf file (NCCL applies it
  *    with setenv, no overwrite, at its first init);
- * 3. the env plugin's record: NCCL applies /etc/nccl.conf with setenv
+ * 4. the env plugin's record: NCCL applies /etc/nccl.conf with setenv
  *    before the plugin loads, and the plugin answers with getenv first,
  *    so a different value there is what NCCL gets; else the record's;
- * 4. /etc/nccl.conf. */
+ * 5. /etc/nccl.conf. */
 static struct verify_value value_of(const struct verify_key *key, const struct evidence *ev,
                                     const struct set *conf)
 {
@@ -736,12 +807,14 @@ static struct verify_value value_of(const struct verify_key *key, const struct e
     if (strncmp(key->name, "NCCL_", 5) == 0)
         cv = lookup(conf, key->name);
     struct verify_value v = { FROM_NONE, false, NULL, false };
-    const char *have;
+    const char *have, *sv = site_value(ev, key->name);
     if (pv && ev->plugin->enforce)
         have = pv, v.from = FROM_PLUGIN;
+    else if (sv && ev->site->enforce)
+        have = sv, v.from = FROM_SITE;
     else if ((have = env_of(ev->env, ev->len, key->name)))
         v.from = FROM_ENV;
-    else if ((have = site_value(ev, key->name)))
+    else if ((have = sv))
         v.from = FROM_SITE;
     else if ((have = lookup(&ev->user, key->name)))
         v.from = FROM_USER_CONF;

@@ -221,8 +221,12 @@ static char *shadowed(const struct python_home *h)
  * compiles the hook again (about 3 ms); compile it once, now. src is the
  * file written (Debian's conffile rather than the stdlib's link to it,
  * which under --root names a path outside the root), pyc where the
- * stdlib's import looks for it. */
-static void byte_compile(const struct python_home *h, const char *src, const char *pyc)
+ * stdlib's import looks for it. written: the hook was just written, and a
+ * failure is a warning; else (a current hook without its .pyc, a
+ * read-only image) only a debug line: the hook works, each start compiles
+ * it. */
+static void byte_compile(const struct python_home *h, const char *src, const char *pyc,
+                         bool written)
 {
     if (!h->binary) {
         log_debug("python: no interpreter next to %s to byte-compile with", h->stdlib);
@@ -239,9 +243,11 @@ static void byte_compile(const struct python_home *h, const char *src, const cha
         _exit(127);
     }
     int st = 0;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        log_warn("sink python: %s: byte-compiling with %s failed; every start will compile it",
-                 src, h->binary);
+    if (pid >= 0 && waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return;
+    log_msg(written ? LOG_WARN : LOG_DEBUG,
+            "sink python: %s: byte-compiling with %s failed; every start will compile it", src,
+            h->binary);
 }
 
 /* Opens the file the hook goes into: the stdlib's sitecustomize.py, or
@@ -296,9 +302,12 @@ static void remove_file(struct sink_report *r, const char *sink, const char *pat
         target_failed(r, sink, &t, e);
 }
 
-/* Writes the hook of one stdlib; with s NULL, takes it out. */
-static void write_python(struct sink_report *r, const struct python_home *h,
-                         const struct envset *s, const char *record)
+/* Puts the hook into one stdlib (put), or takes it out. The hook is the
+ * same for every profile (format_python): a stdlib that has it as it would
+ * be written, a baked image's, is only read, so a read-only root gives no
+ * warning, and a profile change rewrites no sitecustomize. */
+static void write_python(struct sink_report *r, const struct python_home *h, bool put,
+                         const char *record)
 {
     char *hook = path_join(h->stdlib, "sitecustomize.py"), *conffile;
     struct target t;
@@ -311,11 +320,11 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     char *old = NULL, *chain = NULL;
     size_t oldlen = 0;
     int rd = target_read(&t, &old, &oldlen);
-    if (s && rd >= 0 && block_only(old, oldlen))
+    if (put && rd >= 0 && block_only(old, oldlen))
         chain = shadowed(h);
     struct buf body = { 0 };
-    if (s)
-        format_python(&body, s, chain, record, sink_skip_warn);
+    if (put)
+        format_python(&body, NULL, chain, record, sink_skip_warn);
     struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen, rd);
     target_close(&t);
     if (x && chain) {
@@ -329,15 +338,38 @@ static void write_python(struct sink_report *r, const struct python_home *h,
     /* Compiled when written or missing. On remove, compiled again from the
      * file without its block (no stale one left), or deleted with the file
      * (its root_len is the hook's: both are under h->stdlib). */
+    bool written = x && strcmp(x->outcome, OUTCOME(0)) == 0;
     if (x && strcmp(x->outcome, OUTCOME(2)) == 0)
         remove_file(r, "python", pyc.data, t.root_len, 0);
-    else if (x && (strcmp(x->outcome, OUTCOME(0)) == 0 || (s && access(pyc.data, F_OK) != 0)))
-        byte_compile(h, conffile ? conffile : hook, pyc.data);
+    else if (written || (x && put && access(pyc.data, F_OK) != 0))
+        byte_compile(h, conffile ? conffile : hook, pyc.data, written);
     buf_free(&pyc);
     buf_free(&body);
     xfree(chain);
     xfree(conffile);
     xfree(hook);
+}
+
+/* The python sink: the hook into (put) or out of every stdlib python_find
+ * finds; path is the PATH it looks along. */
+static void python_sink(struct sink_report *r, const struct sink_options *o, bool put,
+                        const char *path)
+{
+    struct python_homes homes = { 0 };
+    python_find(&homes, o->root, o->interpreters, o->ninterpreters, path);
+    if (homes.n == 0)
+        log_info("sink python: no Python interpreter found");
+    /* The record's path goes into each hook: worked out (a getcwd for a
+     * relative --root) only when there is one to write. */
+    char *record = homes.n ? sink_record_path(o->root) : NULL;
+    for (size_t i = 0; i < homes.n; i++)
+        write_python(r, &homes.v[i], put, record);
+    xfree(record);
+}
+
+void sinks_install_hooks(struct sink_report *r, const struct sink_options *o)
+{
+    python_sink(r, o, true, getenv("PATH"));
 }
 
 char *sink_record_path(const char *root)
@@ -452,19 +484,8 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     }
     for (size_t i = 0; i < ARRAY_SIZE(c); i++)
         xfree(c[i].path);
-    if (!stop && (o->mask & SINK_PYTHON)) {
-        struct python_homes homes = { 0 };
-        python_find(&homes, o->root, o->interpreters, o->ninterpreters,
-                    s ? envset_get(s, "PATH") : getenv("PATH"));
-        if (homes.n == 0)
-            log_info("sink python: no Python interpreter found");
-        /* The record's path goes into each hook: worked out (a getcwd for a
-         * relative --root) only when there is one to write. */
-        char *record = homes.n ? sink_record_path(o->root) : NULL;
-        for (size_t i = 0; i < homes.n; i++)
-            write_python(r, &homes.v[i], s, record);
-        xfree(record);
-    }
+    if (!stop && (o->mask & SINK_PYTHON))
+        python_sink(r, o, s != NULL, s ? envset_get(s, "PATH") : getenv("PATH"));
 }
 
 void sinks_remove(struct sink_report *r, const struct sink_options *o)
@@ -528,8 +549,8 @@ void record_env(struct sink_report *r, const struct sink_options *o)
         r->record_failed = true;
         return;
     }
-    /* No directory for the Python hook: it writes nothing, it keeps the
-     * record open (see format_python). A /run/nccl-init/applied left by an
+    /* No directory for the Python hook: it writes nothing, it reads this
+     * record at each start and keeps it open (see format_python). A /run/nccl-init/applied left by an
      * older nccl-init, kept across a restart, is left alone and unused. */
     /* The record is nccl-init's own file: written whole, no block. */
     t.no_sync = true;

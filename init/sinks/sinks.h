@@ -75,6 +75,13 @@ void sink_nccl_conf_block(struct buf *body, const char *root, const struct envse
  * .pyc), then the record's files and its directory when empty. */
 void sinks_remove(struct sink_report *r, const struct sink_options *o);
 
+/* The python sink alone, putting the hook in place (install): into every
+ * stdlib python_find finds under o->root (o->interpreters too, PATH of the
+ * process's own environment), with the same writes, chain and .pyc as
+ * sinks_write; o->mask is not looked at. A stdlib whose hook is current is
+ * only read. */
+void sinks_install_hooks(struct sink_report *r, const struct sink_options *o);
+
 /* The record's path under root (NULL: /), made absolute: the Python hook
  * opens it from any directory. */
 char *sink_record_path(const char *root);
