@@ -467,6 +467,20 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     }
 }
 
+void sinks_install_python(struct sink_report *r, const char *root,
+                          const char *const *interpreters, size_t n)
+{
+    static const struct envset none; /* the hook's own code: no values */
+    struct python_homes homes = { 0 };
+    python_find(&homes, root, interpreters, n, getenv("PATH"));
+    if (homes.n == 0)
+        log_info("sink python: no Python interpreter found");
+    char *record = homes.n ? sink_record_path(root) : NULL;
+    for (size_t i = 0; i < homes.n; i++)
+        write_python(r, &homes.v[i], &none, record);
+    xfree(record);
+}
+
 void sinks_remove(struct sink_report *r, const struct sink_options *o)
 {
     sinks_write(r, o, NULL);

@@ -75,6 +75,13 @@ void sink_nccl_conf_block(struct buf *body, const char *root, const struct envse
  * .pyc), then the record's files and its directory when empty. */
 void sinks_remove(struct sink_report *r, const struct sink_options *o);
 
+/* install: the hook of every stdlib python_find finds under root (NULL:
+ * /) and for the interpreters given (a name without '/' looked up in
+ * $PATH), written exactly as the python sink writes it, with its .pyc;
+ * one result in r for each hook, failures warned and counted. */
+void sinks_install_python(struct sink_report *r, const char *root,
+                          const char *const *interpreters, size_t n);
+
 /* The record's path under root (NULL: /), made absolute: the Python hook
  * opens it from any directory. */
 char *sink_record_path(const char *root);
