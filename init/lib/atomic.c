@@ -167,7 +167,7 @@ void target_temp_name(const struct target *t, char *buf, size_t size)
     if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
         rnd ^= (unsigned long long)(uintptr_t)&rnd * 0x9e3779b97f4a7c15ULL + counter;
     struct buf b = { .data = buf, .cap = size, .fixed = true };
-    buf_printf(&b, ".%.*s.nccl-init-%d-%u-%016llx", 200, t->name, (int)getpid(), counter++, rnd);
+    buf_printf(&b, ".%.*s.nccl-init-%d-%x%016llx", 200, t->name, (int)getpid(), counter++, rnd);
 }
 
 int atomic_write(struct target *t, const char *data, size_t len)

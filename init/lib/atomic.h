@@ -44,8 +44,9 @@ void target_close(struct target *t);
  * but a regular file is -EINVAL. */
 int target_read(struct target *t, char **data, size_t *len);
 
-/* A fresh name for a temporary entry beside t's file: ".NAME.nccl-init-
- * PID-COUNTER-RANDOM" into buf (size bytes). Allocates nothing. */
+/* A fresh name for a temporary entry beside t's file, into buf (size
+ * bytes): ".NAME.nccl-init-PID-HEX", HEX the counter and then 64 random
+ * bits, so that no other user can guess it ahead. Allocates nothing. */
 void target_temp_name(const struct target *t, char *buf, size_t size);
 
 /* Creates the file as a directory with exactly mode (whatever the umask)
