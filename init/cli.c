@@ -18,7 +18,8 @@
 
 static const char *const verbs[] = {
     [VERB_CHECK] = "check", [VERB_RENDER] = "render", [VERB_VERIFY] = "verify",
-    [VERB_DETECT] = "detect", [VERB_REMOVE] = "remove", [VERB_HELP] = "help",
+    [VERB_DETECT] = "detect", [VERB_REMOVE] = "remove", [VERB_INSTALL] = "install",
+    [VERB_HELP] = "help",
     [VERB_VERSION] = "version",
 };
 
@@ -34,7 +35,8 @@ enum {
 #define VERIFY (1 << VERB_VERIFY)
 #define DETECT (1 << VERB_DETECT)
 #define REMOVE (1 << VERB_REMOVE)
-#define ANY 0xff
+#define INSTALL (1 << VERB_INSTALL)
+#define ANY 0xffff
 
 /* Which verbs take each option: an option given to another verb is a usage
  * error rather than silently ignored. */
@@ -42,11 +44,11 @@ static const struct optdef {
     const char *name;
     char shortname;
     unsigned char id, takes_value;
-    unsigned char verbs; /* 1 << enum verb (8 verbs: the bits of a byte) */
+    unsigned short verbs; /* 1 << enum verb */
 } optdefs[] = {
     { "profile", 'p', O_PROFILE, 1, RUN | RENDER },
     { "profile-dir", 0, O_PROFILE_DIR, 1, RUN | CHECK | RENDER | DETECT },
-    { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER | VERIFY | DETECT | REMOVE },
+    { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER | VERIFY | DETECT | REMOVE | INSTALL },
     { "nccl-lib", 0, O_NCCL_LIB, 1, RUN | CHECK | RENDER },
     { "format", 0, O_FORMAT, 1, RENDER },
     { "enforce", 0, O_ENFORCE, 0, RUN | RENDER },
@@ -55,7 +57,7 @@ static const struct optdef {
     { "no-new-privs", 0, O_NO_NEW_PRIVS, 0, RUN },
     { "sinks", 0, O_SINKS, 1, RUN },
     { "strict", 0, O_STRICT, 0, RUN },
-    { "python", 0, O_PYTHON, 1, RUN },
+    { "python", 0, O_PYTHON, 1, RUN | INSTALL },
     { "signal-child", 0, O_SIGNAL_CHILD, 0, RUN }, /* the default; kept for old command lines */
     { "signal-group", 'g', O_SIGNAL_GROUP, 0, RUN },
     { "rewrite", 0, O_REWRITE, 1, RUN },
@@ -335,7 +337,7 @@ static void check_complete(struct options *o)
         die(EXIT_USAGE, "no command given (usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...])");
     if (o->verb == VERB_CHECK && o->noperands == 0)
         die(EXIT_USAGE, "check: no profile given (usage: nccl-init check FILE|NAME...)");
-    if (o->verb >= VERB_RENDER && o->noperands) /* render, verify, detect, remove */
+    if (o->verb >= VERB_RENDER && o->noperands) /* render, verify, detect, remove, install */
         die(EXIT_USAGE, "%s: unexpected argument '%s'", verbs[o->verb], o->operands[0]);
 }
 
@@ -362,7 +364,7 @@ void cli_usage(void)
 {
     static const char usage[] =
         "usage: nccl-init [OPTIONS] [--] COMMAND [ARGS...]\n"
-        "       nccl-init check|render|verify|detect|remove|help|version [OPTIONS]\n"
+        "       nccl-init check|render|verify|detect|remove|install|help|version [OPTIONS]\n"
         "run:    -p NAME|PATH|auto (repeatable; default $NCCL_INIT_PROFILE, else auto)\n"
         "        --profile-dir DIR (" PROFILE_DIR_DEFAULT ")  --root DIR  --enforce\n"
         "        --sinks etc-environment,python,nccl-conf,record|all|none  --strict\n"
@@ -374,6 +376,8 @@ void cli_usage(void)
         "render: [-p PROFILE]... [--enforce] [--format env|json|etc-environment|python|nccl-conf]\n"
         "verify: [--json] [--all] [--pid PID]...\n"
         "detect: [--json]\n"
+        "remove: [--root DIR]\n"
+        "install: [--root DIR] [--python PY]... (the Python hook and the env plugin's link)\n"
         "Exit: the command's status, 128+N when signal N killed it, 127 not found,\n"
         "126 not executable, 2 bad usage or profile (nothing started). See nccl-init(1).\n";
     write_all(STDOUT_FILENO, usage, sizeof usage - 1);

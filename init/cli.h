@@ -8,7 +8,8 @@
 #include <stddef.h>
 
 enum verb {
-    VERB_RUN, VERB_CHECK, VERB_RENDER, VERB_VERIFY, VERB_DETECT, VERB_REMOVE, VERB_HELP, VERB_VERSION
+    VERB_RUN, VERB_CHECK, VERB_RENDER, VERB_VERIFY, VERB_DETECT, VERB_REMOVE, VERB_INSTALL, VERB_HELP,
+    VERB_VERSION
 };
 
 struct options {
@@ -25,7 +26,7 @@ struct options {
     bool no_new_privs;
     unsigned sinks; /* SINK_* mask; default all */
     bool strict;    /* a sink that cannot be written stops the start */
-    const char **python; /* --python interpreters */
+    const char **python; /* --python interpreters (run, install) */
     size_t npython;
     struct stop_policy stop; /* --signal-group, --rewrite, --grace, --kill-exit-code */
     bool json, all;          /* verify, detect */

@@ -10,6 +10,7 @@
 #include "lib/paths.h"
 #include "sinks/sink_formats.h"
 #include "sinks/sinks.h"
+#include "sinks/install.h"
 #include "pid1/supervise.h"
 #include "nccl/validate.h"
 #include "inspect/verify.h"
@@ -245,15 +246,35 @@ int cmd_detect(const struct options *o)
     return 0;
 }
 
-/* The blocks out of the files the sinks write, the record deleted: exit 1
- * when something could not be (one warning each), else 0, also when there
- * was nothing to take out. Without --root, the python3 of PATH is looked
- * at too, as run mode looks at COMMAND. */
+/* The blocks out of the files the sinks write, the record deleted, and
+ * install's link to our env plugin: exit 1 when something could not be
+ * (one warning each), else 0, also when there was nothing to take out.
+ * Without --root, the python3 of PATH is looked at too, as run mode looks
+ * at COMMAND. */
 int cmd_remove(const struct options *o)
 {
     const char *python3[] = { "python3" };
     struct sink_report r = { 0 };
     struct sink_options so = { SINK_ALL, o->root, python3, o->root ? 0 : 1, false };
     sinks_remove(&r, &so);
-    return r.failures ? 1 : 0;
+    unsigned failures = r.failures + install_remove_link(o->root, NULL);
+    return failures ? 1 : 0;
+}
+
+/* The static parts: the hook in every stdlib (each --python's, and
+ * without --root PATH's python3, as remove looks), and the env plugin's
+ * link. Exit 1 when some path could not be written or was left alone (one
+ * line each), else 0. */
+int cmd_install(const struct options *o)
+{
+    const char **py = xmalloc((o->npython + 1) * sizeof *py);
+    size_t n = 0;
+    for (size_t i = 0; i < o->npython; i++)
+        py[n++] = o->python[i];
+    if (!o->root)
+        py[n++] = "python3";
+    struct install_options io = { o->root, py, n, NULL };
+    unsigned failures = install_run(&io);
+    xfree(py);
+    return failures ? 1 : 0;
 }

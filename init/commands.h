@@ -11,5 +11,6 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig);
 int cmd_verify(const struct options *o);
 int cmd_detect(const struct options *o);
 int cmd_remove(const struct options *o);
+int cmd_install(const struct options *o);
 
 #endif

@@ -43,6 +43,8 @@ int main(int argc, char **argv)
         return cmd_detect(&o);
     case VERB_REMOVE:
         return cmd_remove(&o);
+    case VERB_INSTALL:
+        return cmd_install(&o);
     }
     return EXIT_USAGE;
 }

@@ -55,7 +55,7 @@ static void serve_nothing(struct record *r)
  * Debian 12's glibc (2.36), fstat and fstatat bind to GLIBC_2.33 symbols,
  * which the glibc of the servers the plugin loads into may lack (RHEL 8 has
  * 2.28); statx is a GLIBC_2.28 symbol. */
-#define STATX_NEEDED (STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO | STATX_SIZE)
+#define STATX_NEEDED (STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO | STATX_SIZE | STATX_NLINK)
 
 static int stat_fd(int fd, struct statx *st)
 {
@@ -72,10 +72,16 @@ static bool owner_ok(const struct statx *st)
 }
 
 /* A directory of the path, path[0..len): owned by root or by us, and
- * writable by no group or others, unless it is sticky and not the record's
- * own directory (like /tmp: no one can rename or remove what is not theirs
- * there). */
-static int check_dir(struct record *r, int fd, const char *path, size_t len, bool own)
+ * writable by no group or others, unless it is sticky (like /tmp: no one
+ * can rename or remove what is not theirs there). The record's own
+ * directory (own) may be writable by group or others, sticky or not: an
+ * emptyDir, which Kubernetes makes 0777. Then *shared is set, and the
+ * record must have one link (check_file): no one else can make a file
+ * owned by root or by us there, nor a link we would follow (O_NOFOLLOW),
+ * and a hard link to a file of ours planted there is refused. The worst
+ * another user can do there is delete the record: NCCL's defaults. */
+static int check_dir(struct record *r, int fd, const char *path, size_t len, bool own,
+                     bool *shared)
 {
     struct statx st;
     int e = stat_fd(fd, &st);
@@ -93,7 +99,9 @@ static int check_dir(struct record *r, int fd, const char *path, size_t len, boo
                 path, st.stx_uid, (unsigned)geteuid());
         return -EPERM;
     }
-    if ((st.stx_mode & (S_IWGRP | S_IWOTH)) && (own || !(st.stx_mode & S_ISVTX))) {
+    if (own && (st.stx_mode & (S_IWGRP | S_IWOTH))) {
+        *shared = true;
+    } else if ((st.stx_mode & (S_IWGRP | S_IWOTH)) && !(st.stx_mode & S_ISVTX)) {
         say_why(r, "directory %.*s is writable by group or others (mode %04o)", l, path,
                 st.stx_mode & 07777u);
         return -EPERM;
@@ -103,9 +111,10 @@ static int check_dir(struct record *r, int fd, const char *path, size_t len, boo
 
 /* The record itself, through either of its descriptors: a regular file (an
  * O_PATH|O_NOFOLLOW descriptor of a link shows the link, of a FIFO the
- * FIFO), owned by root or by us, writable by no group or others, and no
- * larger than a record may be. */
-static int check_file(struct record *r, int fd, const char *path, struct statx *st)
+ * FIFO), owned by root or by us, writable by no group or others, with one
+ * link when its directory is shared (check_dir), and no larger than a
+ * record may be. */
+static int check_file(struct record *r, int fd, const char *path, bool shared, struct statx *st)
 {
     int e = stat_fd(fd, st);
     if (e < 0) {
@@ -131,6 +140,11 @@ static int check_file(struct record *r, int fd, const char *path, struct statx *
     }
     if (st->stx_mode & (S_IWGRP | S_IWOTH)) {
         say_why(r, "%s is writable by group or others (mode %04o)", path, st->stx_mode & 07777u);
+        return -EPERM;
+    }
+    if (shared && st->stx_nlink != 1) {
+        say_why(r, "%s has %u hard links, in a directory others may write to", path,
+                (unsigned)st->stx_nlink);
         return -EPERM;
     }
     if (st->stx_size > RECORD_SIZE_MAX) {
@@ -168,7 +182,8 @@ static ssize_t read_all(int rfd)
  * cannot block, even on a FIFO, and does not follow a link) and checked,
  * then for reading from the same directory, and used only when the two are
  * the same file. On success r->fd keeps the O_PATH descriptor. */
-static int open_record(struct record *r, int dfd, const char *path, const char *base)
+static int open_record(struct record *r, int dfd, const char *path, const char *base,
+                       bool shared)
 {
     for (int tries = 0; tries < OPEN_TRIES; tries++) {
         int pfd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -181,7 +196,7 @@ static int open_record(struct record *r, int dfd, const char *path, const char *
             return e;
         }
         struct statx ps, rs;
-        int e = check_file(r, pfd, path, &ps);
+        int e = check_file(r, pfd, path, shared, &ps);
         if (e < 0) {
             close(pfd);
             return e;
@@ -195,7 +210,7 @@ static int open_record(struct record *r, int dfd, const char *path, const char *
             say_why(r, "%s: open for reading: %s", path, strerror(-e));
             return e;
         }
-        e = check_file(r, rfd, path, &rs);
+        e = check_file(r, rfd, path, shared, &rs);
         if (e == 0 && !same_file(&ps, &rs))
             e = 1; /* another file than the one checked: look again */
         if (e != 0) {
@@ -252,7 +267,8 @@ int record_load(struct record *r, const char *path)
         say_why(r, "/: open: %s", strerror(-e));
         return e;
     }
-    int e = check_dir(r, dfd, "/", 1, base == path + 1);
+    bool shared = false;
+    int e = check_dir(r, dfd, "/", 1, base == path + 1, &shared);
     const char *p = path + 1;
     while (e == 0 && p < base) {
         const char *end = strchr(p, '/');
@@ -283,11 +299,11 @@ int record_load(struct record *r, const char *path)
         }
         close(dfd);
         dfd = next;
-        e = check_dir(r, dfd, path, upto, end + 1 == base);
+        e = check_dir(r, dfd, path, upto, end + 1 == base, &shared);
         p = end + 1;
     }
     if (e == 0)
-        e = open_record(r, dfd, path, base);
+        e = open_record(r, dfd, path, base, shared);
     close(dfd);
     if (e < 0)
         serve_nothing(r);

@@ -203,22 +203,117 @@ assert_refused() {
     assert_output --partial 'not enforced'
 }
 
-@test "a group-writable record, or one in an other-writable or sticky record directory: NCCL's defaults and the reason" {
+@test "a group-writable record is refused; one in an other-writable record directory (an emptyDir, sticky or not) is served" {
     write_record
     chmod 0664 "$RECORD"
     probe
     assert_refused "$RECORD is writable by group or others \(mode 0664\)"
     chmod 0644 "$RECORD"
-    chmod 0757 /run/nccl-init
-    probe
-    assert_refused 'directory /run/nccl-init is writable by group or others \(mode 0757\)'
-    # Sticky is no excuse for the record's own directory.
-    chmod 1777 /run/nccl-init
-    probe
-    assert_refused 'directory /run/nccl-init is writable by group or others \(mode 1777\)'
+    # Kubernetes makes an emptyDir root's, 0777, not sticky: the record's own
+    # directory may be writable by others (spec-25 decision 1).
+    local mode
+    for mode in 0777 0757 1777 0775; do
+        chmod "$mode" /run/nccl-init
+        probe
+        assert_served
+    done
     chmod 0755 /run/nccl-init
     probe
     assert_served
+}
+
+@test "in a 0777 record directory: a hard link (nlink 2) is refused, a record owned by another uid is refused" {
+    write_record
+    chmod 0777 /run/nccl-init
+    ln "$RECORD" /run/nccl-init/planted
+    probe
+    assert_refused "$RECORD has 2 hard links, in a directory others may write to"
+    rm /run/nccl-init/planted
+    probe
+    assert_served
+    local nobody
+    nobody=$(id -u nobody)
+    chown nobody "$RECORD"
+    probe
+    assert_refused "$RECORD is owned by uid $nobody, neither root nor this process's 0"
+    # an ancestor others may write to, without the sticky bit: still refused
+    chown root "$RECORD"
+    chmod 0777 /run
+    probe
+    assert_refused 'directory /run is writable by group or others \(mode 0777\)'
+    chmod 0755 /run
+}
+
+# spec-25's hardened shape: nccl-init as uid 65532, a root-owned 0777
+# /run/nccl-init (the emptyDir), the readers as 65532 too.
+@test "as uid 65532 with a root-owned 0777 /run/nccl-init: the record is written (65532's, 0644) and served to a 65532 process" {
+    local u=(setpriv --reuid 65532 --regid 65532 --clear-groups)
+    chmod 0755 "$TMP"
+    cp "$PDIR/lo.env" "$TMP/lo.env"
+    cp "$SO" "$TMP/libnccl-env.so"
+    mkdir -m 0777 /run/nccl-init
+    chmod 0777 /run/nccl-init
+    run --separate-stderr "${u[@]}" "$NI" --profile-dir "$TMP" --sinks record -p lo -- /bin/true
+    echo "$stderr"
+    assert_success
+    [[ "$stderr" != *warning* ]]
+    assert_equal "$(stat -c '%u %a %h' "$RECORD" /run/nccl-init/state.json | sort -u)" "65532 644 1"
+    grep -qx NCCL_SOCKET_IFNAME=lo "$RECORD"
+    # a restart: unchanged, the same inode
+    local ino
+    ino=$(stat -c %i "$RECORD")
+    run --separate-stderr "${u[@]}" "$NI" --profile-dir "$TMP" --sinks record -p lo -- /bin/true
+    assert_success
+    assert_equal "$(stat -c %i "$RECORD")" "$ino"
+    # a file of root's there is replaced by one of 65532's (root's was
+    # not made by this writer)
+    cp "$RECORD" "$TMP/r"
+    rm "$RECORD"
+    install -m 0644 "$TMP/r" "$RECORD"
+    run --separate-stderr "${u[@]}" "$NI" --profile-dir "$TMP" --sinks record -p lo -- /bin/true
+    assert_success
+    assert_equal "$(stat -c '%u %a' "$RECORD")" "65532 644"
+    run timeout 30 "${u[@]}" env -i NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP \
+        NCCL_ENV_PLUGIN="$TMP/libnccl-env.so" /usr/bin/python3 -I "$ENVPROBE" "$LIBNCCL"
+    echo "$output"
+    assert_success
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to lo"
+    assert_output --partial 'nccl-init: 2 values from /run/nccl-init/profile.env'
+    # without the directory, a non-root writer cannot make it: one warning
+    rm -rf /run/nccl-init
+    run --separate-stderr "${u[@]}" "$NI" --profile-dir "$TMP" --sinks record -p lo -- /bin/true
+    assert_success
+    [[ "$stderr" == *"warning: sink record: /run/nccl-init: mkdir: Permission denied; skipped"* ]]
+}
+
+# The writer's side of the rule: only the record's directory may be shared.
+@test "the writer: a 0777 record directory is accepted for the record; a 0777 etc is still refused for etc-environment" {
+    local R=$TMP/root
+    mkdir -p "$R/etc" "$R/run/nccl-init"
+    chmod 0777 "$R/etc" "$R/run/nccl-init"
+    run --separate-stderr "$NI" --root "$R" --profile-dir "$PDIR" --sinks record,etc-environment \
+        -p lo -- /bin/true
+    echo "$stderr"
+    assert_success
+    assert_equal "$(grep warning <<<"$stderr")" \
+        "nccl-init: warning: sink etc-environment: $R/etc/environment: parent $R/etc is writable by group and others (mode 0777); skipped"
+    [ ! -e "$R/etc/environment" ]
+    assert_equal "$(stat -c '%u %a %h' "$R/run/nccl-init/profile.env" "$R/run/nccl-init/state.json" | sort -u)" "0 644 1"
+    # a link planted in the shared directory is not followed, and a hard
+    # link to another file is not written through
+    printf 'theirs\n' >"$TMP/theirs"
+    rm "$R/run/nccl-init/state.json"
+    ln "$TMP/theirs" "$R/run/nccl-init/state.json"
+    run --separate-stderr "$NI" --root "$R" --profile-dir "$PDIR" --sinks record -p lo -- /bin/true
+    assert_success
+    assert_equal "$(cat "$TMP/theirs")" theirs
+    assert_equal "$(stat -c %h "$R/run/nccl-init/state.json")" 1
+    rm "$R/run/nccl-init/profile.env"
+    ln -s "$TMP/theirs" "$R/run/nccl-init/profile.env"
+    run --separate-stderr "$NI" --root "$R" --profile-dir "$PDIR" --sinks record -p lo -- /bin/true
+    assert_success
+    [[ "$stderr" == *"sink record: $R/run/nccl-init/profile.env: check target: refusing to write through a symlink; skipped"* ]]
+    assert_equal "$(cat "$TMP/theirs")" theirs
 }
 
 @test "a symbolic link at the record's path, or at its directory: refused" {

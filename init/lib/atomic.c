@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,9 +19,14 @@
 
 int target_open(struct target *t, const char *path, size_t root_len)
 {
+    return target_open_flags(t, path, root_len, 0);
+}
+
+int target_open_flags(struct target *t, const char *path, size_t root_len, unsigned flags)
+{
     *t = (struct target){ .path = path, .root_len = root_len, .dfd = -1, .name = path };
     t->step = "open directory";
-    int fd = walk_parent(path, root_len, &t->name, &t->why);
+    int fd = walk_parent_flags(path, root_len, flags, &t->name, &t->why);
     if (fd < 0)
         return fd;
     t->dfd = fd;
@@ -138,14 +145,29 @@ static int check_target(struct target *t, struct stat *st, bool *exists, const c
         return -ELOOP;
     if (!S_ISREG(st->st_mode))
         return -EINVAL;
-    /* Unchanged: no write, no fsync, so a restart costs nothing. */
-    if ((size_t)st->st_size == len && same_content(t->dfd, t->name, data, len))
+    /* Unchanged: no write, no fsync, so a restart costs nothing. The
+     * writer's own file only when it is still its own, alone. */
+    bool mine = !t->own_file || (st->st_uid == geteuid() && (st->st_mode & 07777) == 0644 &&
+                                 st->st_nlink == 1);
+    if (mine && (size_t)st->st_size == len && same_content(t->dfd, t->name, data, len))
         return 1;
-    if (st->st_nlink > 1) {
+    /* The writer's own file is replaced by a new inode: the other links,
+     * someone else's, keep theirs. */
+    if (st->st_nlink > 1 && !t->own_file) {
         t->why = (struct refusal){ REFUSED_LINKS, strlen(t->path), (unsigned long)st->st_nlink };
         return -EPERM;
     }
     return 0;
+}
+
+void target_temp_name(const struct target *t, char *buf, size_t size)
+{
+    static unsigned counter;
+    unsigned long long rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
+        rnd ^= (unsigned long long)(uintptr_t)&rnd * 0x9e3779b97f4a7c15ULL + counter;
+    struct buf b = { .data = buf, .cap = size, .fixed = true };
+    buf_printf(&b, ".%.*s.nccl-init-%d-%x%016llx", 200, t->name, (int)getpid(), counter++, rnd);
 }
 
 int atomic_write(struct target *t, const char *data, size_t len)
@@ -158,15 +180,13 @@ int atomic_write(struct target *t, const char *data, size_t len)
 
     int dfd = t->dfd;
     char tmp[64 + 256];
-    struct buf b = BUF_FIXED(tmp);
     int fd = -1;
-    /* O_EXCL makes the name safe; pid and a counter make it unique enough
-     * that a leftover from a crash is simply stepped over. 0600 until
+    /* O_EXCL makes the name safe; pid, a counter and random bits make it
+     * unique enough that a leftover from a crash, or a name someone else
+     * made first in a shared directory, is simply stepped over. 0600 until
      * take_over() gives it the target's owner and mode. */
-    static unsigned counter;
     for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
-        b.len = 0;
-        buf_printf(&b, ".%.*s.nccl-init-%d-%u", 200, t->name, (int)getpid(), counter++);
+        target_temp_name(t, tmp, sizeof tmp);
         t->step = "create temporary file";
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
@@ -174,7 +194,7 @@ int atomic_write(struct target *t, const char *data, size_t len)
     }
     if (fd < 0)
         return -EEXIST;
-    r = take_over(fd, exists ? &st : NULL, &t->step);
+    r = take_over(fd, exists && !t->own_file ? &st : NULL, &t->step);
     if (!r && (r = write_all(fd, data, len)) < 0)
         t->step = "write";
     if (!r && !t->no_sync && fsync(fd) < 0) {

@@ -20,7 +20,7 @@ static uid_t my_euid(void)
 
 /* Whether a directory may hold or lead to a sink (walk.h says which);
  * fills why, with len, when it may not. */
-static bool dir_trusted(const struct stat *st, size_t len, struct refusal *why)
+static bool dir_trusted(const struct stat *st, size_t len, bool shared, struct refusal *why)
 {
     uid_t me = my_euid();
     *why = (struct refusal){ REFUSED_NOTHING, len, 0 };
@@ -31,27 +31,29 @@ static bool dir_trusted(const struct stat *st, size_t len, struct refusal *why)
          * could write anything there ourselves. */
         why->kind = REFUSED_OWNER;
         why->n = st->st_uid;
-    } else if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) {
+    } else if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX) && !shared) {
         why->kind = REFUSED_WRITABLE;
         why->n = st->st_mode & 07777;
     }
     return why->kind == REFUSED_NOTHING;
 }
 
-/* Checks the directory (or link) that fd, an O_PATH descriptor, names. */
-static int check_dir(int fd, size_t len, struct refusal *why)
+/* Checks the directory (or link) that fd, an O_PATH descriptor, names;
+ * shared: it is the file's own directory under WALK_SHARED_DIR. */
+static int check_dir(int fd, size_t len, bool shared, struct refusal *why)
 {
     struct stat st;
     if (fstat(fd, &st) < 0)
         return -errno;
     if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
         return -ENOTDIR;
-    return dir_trusted(&st, len, why) ? 0 : -EPERM;
+    return dir_trusted(&st, len, shared, why) ? 0 : -EPERM;
 }
 
 /* The walk's first directory, as an O_PATH descriptor; *at: where the
  * components to walk begin. */
-static int open_start(const char *path, size_t root_len, size_t *at, struct refusal *why)
+static int open_start(const char *path, size_t root_len, size_t *at, bool shared,
+                      struct refusal *why)
 {
     *at = root_len;
     if (root_len) {
@@ -68,7 +70,7 @@ static int open_start(const char *path, size_t root_len, size_t *at, struct refu
         return -errno;
     if (path[0] == '/') {
         *at = 1;
-        int e = check_dir(fd, 1, why);
+        int e = check_dir(fd, 1, shared, why);
         if (e < 0) {
             close(fd);
             return e;
@@ -84,6 +86,13 @@ void walk_release(int fd)
 
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why)
 {
+    return walk_parent_flags(path, root_len, 0, name, why);
+}
+
+int walk_parent_flags(const char *path, size_t root_len, unsigned flags, const char **name,
+                      struct refusal *why)
+{
+    const bool shared = flags & WALK_SHARED_DIR;
     *why = (struct refusal){ 0 };
     const char *last = strrchr(path, '/');
     last = last ? last + 1 : path;
@@ -94,7 +103,12 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
     *name = last;
 
     size_t at;
-    int fd = open_start(path, root_len, &at, why);
+    /* "/" is the file's own directory when nothing but slashes and dots
+     * lie between them. */
+    bool top = true;
+    for (const char *c = path + 1; c < last; c++)
+        top = top && (*c == '/' || *c == '.');
+    int fd = open_start(path, root_len, &at, shared && top, why);
     if (fd < 0)
         return fd;
     for (const char *c = path + at; c < last;) {
@@ -115,10 +129,11 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
          * refuses a link there, and a directory can be opened without
          * side effects. Only a failure goes the O_PATH way below, for its
          * precise refusal ("is a symlink"). */
-        if (c + strspn(c, "/") >= last) {
+        bool own = c + strspn(c, "/") >= last;
+        if (own) {
             int dfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (dfd >= 0) {
-                int e = check_dir(dfd, (size_t)(c - path), why);
+                int e = check_dir(dfd, (size_t)(c - path), shared, why);
                 close(fd);
                 if (e < 0)
                     close(dfd);
@@ -128,7 +143,7 @@ int walk_parent(const char *path, size_t root_len, const char **name, struct ref
         /* O_PATH|O_NOFOLLOW opens a link itself rather than failing, so
          * that the check below can say "is a symlink"; ".." is never one. */
         int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        int e = next < 0 ? -errno : check_dir(next, (size_t)(c - path), why);
+        int e = next < 0 ? -errno : check_dir(next, (size_t)(c - path), shared && own, why);
         close(fd);
         if (e < 0) {
             if (next >= 0)

@@ -40,6 +40,16 @@ struct refusal {
  * the record's state.json is written after the fork. */
 int walk_parent(const char *path, size_t root_len, const char **name, struct refusal *why);
 
+/* walk_parent's flags. WALK_SHARED_DIR: the file's own directory (not the
+ * ones above it) may be writable by group or others, sticky or not, as long
+ * as root (not as root: root or we) owns it. For the record's directory
+ * alone (RECORD_DIR, an emptyDir that Kubernetes makes 0777): a file there
+ * is written only as a new inode of the writer's (atomic.h, own_file), and
+ * its readers take it only with one link. */
+enum { WALK_SHARED_DIR = 1 };
+int walk_parent_flags(const char *path, size_t root_len, unsigned flags, const char **name,
+                      struct refusal *why);
+
 /* Gives back what walk_parent() returned. */
 void walk_release(int fd);
 

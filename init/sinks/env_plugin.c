@@ -34,11 +34,12 @@
  * ld.so.cache flags (glibc elf/dl-cache.h: FLAG_ELF_LIBC6 with
  * FLAG_X8664_LIB64 or FLAG_AARCH64_LIB64). */
 #if defined(__x86_64__)
-#define TRIPLET "x86_64-linux-gnu"
 #define LDCACHE_ARCH 0x0300
 #elif defined(__aarch64__)
-#define TRIPLET "aarch64-linux-gnu"
 #define LDCACHE_ARCH 0x0a00
+#endif
+#ifdef ENV_PLUGIN_TRIPLET
+#define TRIPLET ENV_PLUGIN_TRIPLET
 #endif
 #define LDCACHE_LIBC6 0x0003
 
@@ -337,29 +338,55 @@ static const char *unfit(const char *name)
     return NULL;
 }
 
+/* Ours beside the running binary (NULL: unknown), and *name, as NCCL in
+ * the root would see it: the binary of a root that holds it names what is
+ * below the root; one outside names nothing (NULL). *name points into the
+ * path returned. */
+static char *ours_beside(const struct env_plugin_where *w, const char **name)
+{
+    char *path = NULL, *exe = running_binary(w);
+    if (exe) {
+        char *dir = path_join(exe, "..");
+        path = path_join(dir, ENV_PLUGIN_BESIDE);
+        xfree(dir);
+        xfree(exe);
+    }
+    *name = path;
+    char root[PATH_MAX];
+    if (path && w->root)
+        *name = realpath(w->root, root) ? inside(path, root) : NULL;
+    return path;
+}
+
+int env_plugin_ours(const char *exe, const char *root, char **path, char **name, struct buf *why)
+{
+    struct env_plugin_where w = { exe, root, NULL, false };
+    const char *in;
+    *path = ours_beside(&w, &in);
+    *name = in ? xstrdup(in) : NULL;
+    if (!*path)
+        return -ENOENT;
+    if (!in)
+        return -EXDEV;
+    struct stat st;
+    int t = trusted(*path, &st, why);
+    if (t == 0 && unfit(in)) {
+        buf_str(why, unfit(in));
+        return 1;
+    }
+    return t;
+}
+
 void env_plugin_find(struct env_plugin *p, const struct env_plugin_where *w,
                      const struct envset *s)
 {
     memset(p, 0, sizeof *p);
-    char *exe = running_binary(w);
-    if (exe) {
-        char *dir = path_join(exe, "..");
-        p->path = path_join(dir, ENV_PLUGIN_BESIDE);
-        xfree(dir);
-        xfree(exe);
-    } else {
+    const char *name;
+    p->path = ours_beside(w, &name);
+    if (!p->path)
         log_debug("env plugin: the running binary's path is unknown; none named");
-    }
-
-    /* Ours, as NCCL in the root would see it: the binary of a root that
-     * holds it names what is below the root; one outside names nothing. */
-    const char *name = p->path;
-    char root[PATH_MAX];
-    if (p->path && w->root) {
-        name = realpath(w->root, root) ? inside(p->path, root) : NULL;
-        if (!name)
-            log_debug("env plugin: %s is outside --root %s; none named", p->path, w->root);
-    }
+    else if (!name)
+        log_debug("env plugin: %s is outside --root %s; none named", p->path, w->root);
     struct stat st;
     struct buf why = { 0 }, found = { 0 };
     int t = name ? trusted(p->path, &st, &why) : -ENOENT;

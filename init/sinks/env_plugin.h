@@ -5,6 +5,7 @@
 #ifndef NCCL_INIT_ENV_PLUGIN_H
 #define NCCL_INIT_ENV_PLUGIN_H
 
+#include "lib/buf.h"
 #include "nccl/envset.h"
 
 #include <stdbool.h>
@@ -38,6 +39,24 @@ void env_plugin_find(struct env_plugin *p, const struct env_plugin_where *w,
                      const struct envset *s);
 
 void env_plugin_free(struct env_plugin *p);
+
+/* The build's multiarch triplet (Debian's /usr/lib/<triplet>), where the
+ * loader looks first among its system directories; undefined on another
+ * architecture. */
+#if defined(__x86_64__)
+#define ENV_PLUGIN_TRIPLET "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define ENV_PLUGIN_TRIPLET "aarch64-linux-gnu"
+#endif
+
+/* Ours, as env_plugin_find finds and trusts it, for install: the plugin
+ * beside the running binary (exe: as in env_plugin_where). *path: on this
+ * machine, or NULL when the binary's path is unknown; *name: as seen inside
+ * root (root NULL: the same as *path), or NULL when it lies outside the
+ * root. Returns 0 when both are known and the plugin is trusted, 1 when it
+ * is there but not trusted (why said), -ENOENT when none is there (or the
+ * binary is unknown), -EXDEV when it lies outside the root. Both to free. */
+int env_plugin_ours(const char *exe, const char *root, char **path, char **name, struct buf *why);
 
 /* glibc's /etc/ld.so.cache ("glibc-ld.so.cache1.1"): calls fn with the
  * path of each entry whose name is soname, for the build's architecture

@@ -514,6 +514,32 @@ static bool make_record_dir(struct sink_report *r, const char *dir, size_t root_
     return e == 0;
 }
 
+/* The record's directory may be an emptyDir, which Kubernetes makes 0777
+ * and not sticky (walk.h, WALK_SHARED_DIR): its two files, and only they,
+ * are reached through such a directory, and written as the writer's own
+ * (atomic.h, own_file). */
+static int open_record_file(struct target *t, const char *path, size_t root_len)
+{
+    int e = target_open_flags(t, path, root_len, WALK_SHARED_DIR);
+    t->no_sync = true; /* under /run, a tmpfs */
+    t->own_file = true;
+    return e;
+}
+
+/* Deletes a previous start's record file (none there: nothing to do). */
+static void remove_record_file(struct sink_report *r, const char *path, size_t root_len)
+{
+    struct target t;
+    int e = open_record_file(&t, path, root_len);
+    if (e == 0)
+        e = unlink_target(&t, 0);
+    target_close(&t);
+    if (e == 2)
+        log_info("sink record: %s %s", path, OUTCOME(2));
+    else if (e != -ENOENT)
+        target_failed(r, "record", &t, e);
+}
+
 void record_env(struct sink_report *r, const struct sink_options *o)
 {
     if (!(o->mask & SINK_RECORD))
@@ -524,7 +550,7 @@ void record_env(struct sink_report *r, const struct sink_options *o)
         for (size_t i = 0; i < ARRAY_SIZE(stale); i++) {
             size_t rl;
             char *p = rooted(o, stale[i], &rl);
-            remove_file(r, "record", p, rl, 0);
+            remove_record_file(r, p, rl);
             xfree(p);
         }
         return;
@@ -538,12 +564,16 @@ void record_env(struct sink_report *r, const struct sink_options *o)
      * link or someone else's directory at /run/nccl-init stops the record
      * before anything at all is made in it. On a restart it is there: the
      * walk comes first, and the mkdir only when it is missing. */
-    int e = target_open(&t, path, rl);
+    int e = open_record_file(&t, path, rl);
     bool ok = e == 0;
-    if (e == -ENOENT)
-        ok = make_record_dir(r, dir, dir_rl) && open_sink(r, "record", &t, path, rl);
-    else if (e < 0)
+    if (e == -ENOENT && make_record_dir(r, dir, dir_rl)) {
+        e = open_record_file(&t, path, rl);
+        ok = e == 0;
+        if (!ok)
+            target_failed(r, "record", &t, e);
+    } else if (e < 0 && e != -ENOENT) {
         target_failed(r, "record", &t, e);
+    }
     xfree(dir);
     if (!ok) {
         r->record_failed = true;
@@ -553,7 +583,6 @@ void record_env(struct sink_report *r, const struct sink_options *o)
      * record at each start and keeps it open (see format_python). A /run/nccl-init/applied left by an
      * older nccl-init, kept across a restart, is left alone and unused. */
     /* The record is nccl-init's own file: written whole, no block. */
-    t.no_sync = true;
     const struct buf *b = &r->record_text;
     e = atomic_write(&t, b->data ? b->data : "", b->len);
     target_close(&t);
@@ -627,11 +656,9 @@ void record_state_commit(struct record_state *rs, pid_t child)
     memcpy(b->data + rs->pid_at, digits, d.len);
     b->len += d.len;
     struct target t;
-    int e = target_open(&t, rs->path, rs->root_len);
-    if (e == 0) {
-        t.no_sync = true;
+    int e = open_record_file(&t, rs->path, rs->root_len);
+    if (e == 0)
         e = atomic_write(&t, b->data, b->len);
-    }
     target_close(&t);
     if (e >= 0)
         return;

@@ -204,6 +204,91 @@ static void refuses_a_file_with_other_links(void **state)
     assert_int_equal(replace("linked", "old\n", &t), 1);
 }
 
+/* WALK_SHARED_DIR (the record's directory, an emptyDir): the file's own
+ * directory may be writable by others, sticky or not; the ones above it may
+ * not, and its owner must still be root or us. */
+static void shared_dir_for_the_file_alone(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir(at("s"), 0755), 0);
+    assert_int_equal(mkdir(at("s/d"), 0777), 0);
+    assert_int_equal(chmod(at("s/d"), 0777), 0);
+    const char *name;
+    struct refusal why;
+    PATH_OF(path, "s/d/f");
+    assert_int_equal(walk_parent(path, 0, &name, &why), -EPERM);
+    assert_int_equal(why.kind, REFUSED_WRITABLE);
+    int fd = walk_parent_flags(path, 0, WALK_SHARED_DIR, &name, &why);
+    assert_true(fd >= 0);
+    assert_string_equal(name, "f");
+    walk_release(fd);
+    /* through the O_PATH way too (a trailing slash in the path) */
+    PATH_OF(path2, "s/d//f");
+    fd = walk_parent_flags(path2, 0, WALK_SHARED_DIR, &name, &why);
+    assert_true(fd >= 0);
+    walk_release(fd);
+    /* an ancestor others may write to: still refused */
+    assert_int_equal(chmod(at("s"), 0777), 0);
+    assert_int_equal(walk_parent_flags(path, 0, WALK_SHARED_DIR, &name, &why), -EPERM);
+    assert_int_equal(why.kind, REFUSED_WRITABLE);
+    assert_int_equal(why.len, strlen(at("s")));
+    assert_int_equal(chmod(at("s"), 0755), 0);
+    /* a link as the file's directory: refused */
+    assert_int_equal(symlink("d", at("s/l")), 0);
+    PATH_OF(path3, "s/l/f");
+    assert_int_equal(walk_parent_flags(path3, 0, WALK_SHARED_DIR, &name, &why), -EPERM);
+    assert_int_equal(why.kind, REFUSED_SYMLINK);
+    if (geteuid() != 0)
+        return;
+    /* someone else's, even shared: refused */
+    assert_int_equal(chown(at("s/d"), 12345, 12345), 0);
+    assert_int_equal(walk_parent_flags(path, 0, WALK_SHARED_DIR, &name, &why), -EPERM);
+    assert_int_equal(why.kind, REFUSED_OWNER);
+}
+
+/* own_file (the record): a new inode of the writer's, 0644, whatever was at
+ * the name: another user's file with another link planted in a shared
+ * directory is replaced, the other name keeps its old contents; unchanged
+ * only when the file is already the writer's own. */
+static void own_file_is_always_a_new_inode_of_ours(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir(at("e"), 0777), 0);
+    assert_int_equal(chmod(at("e"), 0777), 0);
+    put("e/rec", "same\n", 0666);
+    assert_int_equal(link(at("e/rec"), at("e/planted")), 0);
+    if (geteuid() == 0)
+        assert_int_equal(chown(at("e/rec"), 12345, 12345), 0);
+    struct target t;
+    assert_int_equal(target_open_flags(&t, at("e/rec"), 0, WALK_SHARED_DIR), 0);
+    t.no_sync = t.own_file = true;
+    /* the same bytes, but not ours alone: written */
+    assert_int_equal(atomic_write(&t, "same\n", 5), 0);
+    struct stat a, b;
+    assert_int_equal(stat(at("e/rec"), &a), 0);
+    assert_int_equal(stat(at("e/planted"), &b), 0);
+    assert_true(a.st_ino != b.st_ino);
+    assert_int_equal(a.st_nlink, 1);
+    assert_int_equal(a.st_mode & 07777, 0644);
+    assert_int_equal(a.st_uid, geteuid());
+    /* now ours: unchanged */
+    assert_int_equal(atomic_write(&t, "same\n", 5), 1);
+    /* a leftover temporary name is stepped over: the names are fresh */
+    char n1[320], n2[320];
+    target_temp_name(&t, n1, sizeof n1);
+    target_temp_name(&t, n2, sizeof n2);
+    assert_string_not_equal(n1, n2);
+    assert_int_equal(strncmp(n1, ".rec.nccl-init-", 15), 0);
+    assert_int_equal(atomic_write(&t, "new\n", 4), 0);
+    target_close(&t);
+    /* without own_file the links are refused, as before */
+    put("e/x", "a\n", 0644);
+    assert_int_equal(link(at("e/x"), at("e/y")), 0);
+    assert_int_equal(target_open_flags(&t, at("e/x"), 0, WALK_SHARED_DIR), 0);
+    assert_int_equal(atomic_write(&t, "b\n", 2), -EPERM);
+    target_close(&t);
+}
+
 /* Every walk checks afresh: a directory that turned writable by others
  * since the last walk is refused by the next (no walk is kept for later). */
 static void every_walk_checks_afresh(void **state)
@@ -228,6 +313,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(walks_plain_dot_and_dotdot, make_top, remove_top),
         cmocka_unit_test_setup_teardown(every_walk_checks_afresh, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(shared_dir_for_the_file_alone, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(own_file_is_always_a_new_inode_of_ours, make_top, remove_top),
         cmocka_unit_test_setup_teardown(refuses_a_link_anywhere_but_the_root, make_top, remove_top),
         cmocka_unit_test_setup_teardown(refuses_a_directory_others_may_write, make_top, remove_top),
         cmocka_unit_test_setup_teardown(refuses_someone_elses_directory, make_top, remove_top),

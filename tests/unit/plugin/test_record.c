@@ -293,14 +293,23 @@ static void test_dirs(void **state)
     assert_int_equal(mkdir(at("d"), 0755), 0);
     put("d/profile.env", GOOD, strlen(GOOD), 0644);
     assert_int_equal(load("d/profile.env"), 0);
-    /* The record's own directory: no write for group or others, sticky or
-     * not. */
-    assert_int_equal(chmod(at("d"), 0775), 0);
-    assert_int_equal(load("d/profile.env"), -EPERM);
-    assert_non_null(strstr(r.why, "/d is writable by group or others (mode 0775)"));
+    /* The record's own directory may be writable by group or others,
+     * sticky or not (an emptyDir is 0777); then the record must have one
+     * link. */
+    assert_int_equal(chmod(at("d"), 0777), 0);
+    assert_int_equal(load("d/profile.env"), 0);
     assert_int_equal(chmod(at("d"), 01777), 0);
+    assert_int_equal(load("d/profile.env"), 0);
+    assert_int_equal(chmod(at("d"), 0775), 0);
+    assert_int_equal(load("d/profile.env"), 0);
+    assert_int_equal(link(at("d/profile.env"), at("d/other")), 0);
     assert_int_equal(load("d/profile.env"), -EPERM);
+    assert_non_null(strstr(r.why, "/d/profile.env has 2 hard links, in a directory others may "
+                                  "write to"));
+    /* Not shared, two links are no one else's doing. */
     assert_int_equal(chmod(at("d"), 0755), 0);
+    assert_int_equal(load("d/profile.env"), 0);
+    assert_int_equal(unlink(at("d/other")), 0);
     /* An ancestor: sticky and writable passes (/tmp is one already),
      * writable without sticky does not. */
     assert_int_equal(chmod(top, 01777), 0);
