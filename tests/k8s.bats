@@ -8,7 +8,7 @@
 # (when kubectl or kustomize is installed; nothing is downloaded), and on
 # broken copies to show what it reports. tests/container.bats keeps the
 # project's other rules for the same files (yamllint, probes, the grace
-# chain, the generators naming every file of profiles/). Tagged container
+# chain, profiles/kustomization.yaml naming every profile). Tagged container
 # like those static checks: nccl-init does not run here, so the pass with
 # the sanitizer build leaves it out.
 
@@ -86,7 +86,7 @@ kustomize_cmd() {
 @test "kustomize builds every kustomization, with its default load restrictor: valid objects, the ConfigMap is profiles/, the pods mount it by its generated name" {
     local k
     k=$(kustomize_cmd)
-    [ -n "$k" ] || skip "neither kubectl nor kustomize is installed (the static files and the generators' lists are checked without them)"
+    [ -n "$k" ] || skip "neither kubectl nor kustomize is installed (the static files and the generator's list are checked without them)"
     local d dirs=()
     # the kustomizations, not the component leaderworkerset/ (built only
     # as a part of the LeaderWorkerSets')
