@@ -638,12 +638,15 @@ dk() { timeout 120 docker "$@" 3>&-; }
     done
 }
 
-@test "docker/k8s: yamllint clean, the generators name every file of profiles/, the profile directory, emptyDirs, shm, probes, GPU selectors" {
+@test "docker/k8s: yamllint clean, profiles/kustomization.yaml names every profile and stays out of the images, the profile directory, emptyDirs, shm, probes, GPU selectors" {
     command -v yamllint >/dev/null || skip "yamllint is not installed (apt-get install yamllint)"
     python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
-    run yamllint --strict -c "$REPO/docker/k8s/.yamllint" "$REPO/docker/k8s"
+    run yamllint --strict -c "$REPO/docker/k8s/.yamllint" "$REPO/docker/k8s" "$REPO/profiles/kustomization.yaml"
     echo "$output"
     assert_success
+    # the generator is no profile: the builder's COPY profiles/ leaves it
+    # out (make image VARIANT=parts lists the files the images get)
+    grep -qx 'profiles/kustomization.yaml' "$REPO/.dockerignore"
     # The API schemas and the restricted profile: tests/k8s.bats
     # (validate.js). Here the rest, without kustomize: what the generators
     # name, and how the pods use what they make.
@@ -665,28 +668,49 @@ def gib(q):
     m = re.fullmatch(r"([0-9]+)(Mi|Gi|Ti)", str(q))
     return int(m.group(1)) * {"Mi": 1 / 1024, "Gi": 1, "Ti": 1024}[m.group(2)] if m else None
 # Every file nccl-init installs from profiles/ (the image's
-# /etc/nccl-init/profiles, which the ConfigMap's directory mount replaces).
+# /etc/nccl-init/profiles, which the ConfigMap's directory mount replaces):
+# profiles/ holds nothing else but kustomization.yaml, the generator, which
+# names each of them.
 want = sorted(os.path.basename(p) for p in glob.glob(repo + "/profiles/*.env") + [repo + "/profiles/auto.rules"])
-generated = {}
+extra = sorted(set(os.listdir(repo + "/profiles")) - set(want) - {"kustomization.yaml"})
+if extra:
+    err("profiles/ holds %s: neither a profile nor the generator" % " ".join(extra))
+pk = yaml.safe_load(open(repo + "/profiles/kustomization.yaml"))
+gens = pk.get("configMapGenerator", [])
+profiles_cm = None
+if pk.get("kind") != "Kustomization" or pk.get("resources") or len(gens) != 1:
+    err("profiles/kustomization.yaml: not a Kustomization with one ConfigMap generator and no resources")
+else:
+    files = gens[0].get("files", [])
+    for f in files:
+        if "/" in f or "=" in f or not os.path.isfile(os.path.join(repo, "profiles", f)):
+            err("profiles/kustomization.yaml: %s is not a file of profiles/, under its own name" % f)
+    if sorted(files) != want:
+        err("profiles/kustomization.yaml: the generator names %s, profiles/ has %s" % (" ".join(sorted(files)), " ".join(want)))
+    profiles_cm = gens[0]["name"]
+    print("generator profiles: %s, %d files" % (profiles_cm, len(files)))
+# Each kustomization of docker/k8s names profiles/ (a directory: kustomize's
+# default load restrictor loads it, where it refuses a file from outside)
+# and generates nothing itself; a LeaderWorkerSet's names the component
+# that holds kustomizeconfig.yaml.
+generated, components = {}, {}
 for k in sorted(glob.glob(repo + "/docker/k8s/**/kustomization.yaml", recursive=True)):
     d = os.path.dirname(k)
     kz = yaml.safe_load(open(k))
-    for r in kz.get("resources", []):
-        if not os.path.isfile(os.path.join(d, r)):
-            err("%s: resource %s is missing" % (k, r))
-    gens = kz.get("configMapGenerator", [])
-    if len(gens) != 1:
-        err("%s: %d ConfigMap generators" % (k, len(gens)))
+    for r in kz.get("resources", []) + kz.get("components", []):
+        if not (os.path.isfile(os.path.join(d, r)) or os.path.isfile(os.path.join(d, r, "kustomization.yaml"))):
+            err("%s: %s is neither a file nor a kustomization's directory" % (k, r))
+    if kz.get("kind") == "Component":
         continue
-    files = gens[0].get("files", [])
-    names = sorted(os.path.basename(f) for f in files)
-    for f in files:
-        if os.path.realpath(os.path.join(d, f)) != os.path.realpath(os.path.join(repo, "profiles", os.path.basename(f))):
-            err("%s: %s is not a file of profiles/" % (k, f))
-    if names != want:
-        err("%s: the generator names %s, profiles/ has %s" % (k, " ".join(names), " ".join(want)))
-    generated[d] = gens[0]["name"]
-    print("generator %s: %s, %d files" % (os.path.relpath(d, repo), gens[0]["name"], len(names)))
+    if "configMapGenerator" in kz or "configurations" in kz:
+        err("%s: a generator or configurations: of its own, whose files kustomize would refuse" % k)
+    dirs = [os.path.realpath(os.path.join(d, r)) for r in kz.get("resources", [])]
+    if os.path.realpath(repo + "/profiles") not in dirs:
+        err("%s: profiles/ is not among its resources" % k)
+        continue
+    generated[d] = profiles_cm
+    components[d] = [os.path.realpath(os.path.join(d, c)) for c in kz.get("components", [])]
+    print("kustomization %s: %s" % (os.path.relpath(d, repo), profiles_cm))
 docs = []
 for f in sorted(glob.glob(repo + "/docker/k8s/**/*.yaml", recursive=True)):
     docs += [(f, d) for d in yaml.safe_load_all(open(f)) if d and "kind" in d]
@@ -698,6 +722,9 @@ for f, d in docs:
     specs = list(pod_specs(d))
     if specs and os.path.dirname(f) not in generated:
         err("%s: no kustomization.yaml beside it" % f)
+    if d["kind"] == "LeaderWorkerSet" and \
+            os.path.realpath(repo + "/docker/k8s/leaderworkerset") not in components.get(os.path.dirname(f), []):
+        err("%s: its kustomization.yaml does not name the component ../../leaderworkerset" % f)
     for role, spec in specs:
         grace = spec.get("terminationGracePeriodSeconds", 30)
         init_grace = max([float(e["value"]) for c in spec["containers"] for e in c.get("env", [])
@@ -764,10 +791,11 @@ EOF
     echo "$output"
     assert_success
     # no ConfigMap among the files: kustomize makes it
-    assert_line "kinds: Deployment Kustomization LeaderWorkerSet Service"
+    assert_line "kinds: Component Deployment Kustomization LeaderWorkerSet Service"
+    assert_line "generator profiles: nccl-init-profiles, 6 files"
     local d
     for d in sglang/single-node sglang/multi-node vllm/single-node vllm/multi-node vllm/multi-node-ray; do
-        assert_line --regexp "^generator docker/k8s/$d: [a-z-]+-nccl-profiles, 6 files$"
+        assert_line "kustomization docker/k8s/$d: nccl-init-profiles"
     done
     # SGLang's and vLLM's pods, the LeaderWorkerSets' workers among them
     local pcie="NCCL_INIT_PROFILE=pcie-8gpu gpu.product=NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"

@@ -8,7 +8,7 @@
 # (when kubectl or kustomize is installed; nothing is downloaded), and on
 # broken copies to show what it reports. tests/container.bats keeps the
 # project's other rules for the same files (yamllint, probes, the grace
-# chain, the generators naming every file of profiles/). Tagged container
+# chain, profiles/kustomization.yaml naming every profile). Tagged container
 # like those static checks: nccl-init does not run here, so the pass with
 # the sanitizer build leaves it out.
 
@@ -34,8 +34,8 @@ line_of() {
 
 @test "every manifest in docker/k8s is valid against the Kubernetes API schemas" {
     local files=()
-    mapfile -t files < <(cd "$REPO" && find docker/k8s -name '*.yaml' | sort)
-    [ "${#files[@]}" -ge 16 ]
+    mapfile -t files < <(cd "$REPO" && find docker/k8s -name '*.yaml' | sort; echo profiles/kustomization.yaml)
+    [ "${#files[@]}" -ge 18 ]
     run bash -c 'cd "$1" && shift && node tests/k8s/validate.js "$@"' - "$REPO" "${files[@]}"
     echo "$output"
     assert_success
@@ -56,7 +56,9 @@ line_of() {
         assert_line "ok docker/k8s/$d/kustomization.yaml (1 object)"
         assert_line "ok docker/k8s/$d/service.yaml (1 object)"
     done
-    assert_line "ok docker/k8s/kustomizeconfig.yaml (1 object)"
+    assert_line "ok docker/k8s/leaderworkerset/kustomization.yaml (1 object)"
+    assert_line "ok docker/k8s/leaderworkerset/kustomizeconfig.yaml (1 object)"
+    assert_line "ok profiles/kustomization.yaml (1 object)"
 }
 
 @test "the README's pod (\"In a pod\") is valid and in the hardened shape" {
@@ -81,22 +83,25 @@ kustomize_cmd() {
     fi
 }
 
-@test "kustomize builds every kustomization: valid objects, the ConfigMap is profiles/, the pods mount it by its generated name" {
+@test "kustomize builds every kustomization, with its default load restrictor: valid objects, the ConfigMap is profiles/, the pods mount it by its generated name" {
     local k
     k=$(kustomize_cmd)
-    [ -n "$k" ] || skip "neither kubectl nor kustomize is installed (the static files and the generators' lists are checked without them)"
+    [ -n "$k" ] || skip "neither kubectl nor kustomize is installed (the static files and the generator's list are checked without them)"
     local d dirs=()
-    mapfile -t dirs < <(cd "$REPO/docker/k8s" && find . -name kustomization.yaml -printf '%h\n' | sed 's|^\./||' | sort)
+    # the kustomizations, not the component leaderworkerset/ (built only
+    # as a part of the LeaderWorkerSets')
+    mapfile -t dirs < <(cd "$REPO/docker/k8s" && grep -lx 'kind: Kustomization' --include kustomization.yaml -r . |
+        xargs -n 1 dirname | sed 's|^\./||' | sort)
     [ "${#dirs[@]}" = 5 ]
     for d in "${dirs[@]}"; do
-        run $k --load-restrictor LoadRestrictionsNone "$REPO/docker/k8s/$d"
+        # no --load-restrictor: what "kubectl apply -k" builds (the
+        # ConfigMap's files are loaded by profiles/kustomization.yaml, from
+        # its own directory)
+        run --separate-stderr $k "$REPO/docker/k8s/$d"
+        echo "$stderr"
         assert_success
+        [ -z "$stderr" ]
         printf '%s\n' "$output" >"$TMP/${d//\//-}.yaml"
-        # without the load restrictor kustomize refuses profiles/, outside
-        # the kustomization's directory (what doc/kubernetes.md says)
-        run $k "$REPO/docker/k8s/$d"
-        assert_failure
-        assert_output --partial "is not in or below"
     done
     run node "$VALIDATE" "$TMP"
     echo "$output"
@@ -123,6 +128,10 @@ for (const f of fs.readdirSync(dir).sort()) {
         if (cm.data[k] !== fs.readFileSync(path.join(profiles, k), 'utf8')) err(`${f}: ${k} differs from profiles/${k}`);
     }
     if (!/-[a-z0-9]{10}$/.test(cm.metadata.name)) err(`${f}: ${cm.metadata.name} has no content hash`);
+    const labels = JSON.stringify(cm.metadata.labels);
+    if (labels !== JSON.stringify({ 'app.kubernetes.io/component': 'nccl-profiles', 'app.kubernetes.io/name': 'nccl-init' })) {
+        err(`${f}: the ConfigMap's labels are ${labels}`);
+    }
     let pods = 0;
     for (const d of docs) {
         const s = d.spec || {};
@@ -144,9 +153,15 @@ process.exitCode = bad ? 1 : 0;
 EOF
     echo "$output"
     assert_success
-    assert_line --regexp '^vllm-single-node\.yaml: vllm-nccl-profiles-[a-z0-9]{10}, 6 files, 1 pod templates$'
-    assert_line --regexp '^vllm-multi-node\.yaml: vllm-multinode-nccl-profiles-[a-z0-9]{10}, 6 files, 2 pod templates$'
-    assert_line --regexp '^sglang-multi-node\.yaml: sglang-multinode-nccl-profiles-[a-z0-9]{10}, 6 files, 2 pod templates$'
+    # one ConfigMap, profiles/kustomization.yaml's, the same in each (one
+    # namespace may hold SGLang's and vLLM's pods)
+    local cm
+    cm=$(grep -o -m 1 'nccl-init-profiles-[a-z0-9]\{10\}' <<<"$output")
+    assert_line "sglang-multi-node.yaml: $cm, 6 files, 2 pod templates"
+    assert_line "sglang-single-node.yaml: $cm, 6 files, 1 pod templates"
+    assert_line "vllm-multi-node-ray.yaml: $cm, 6 files, 2 pod templates"
+    assert_line "vllm-multi-node.yaml: $cm, 6 files, 2 pod templates"
+    assert_line "vllm-single-node.yaml: $cm, 6 files, 1 pod templates"
 }
 
 @test "the restricted profile, on a broken copy: each rule reported with the file, line, object, field and reason; exit 1" {
@@ -251,30 +266,47 @@ EOF
 }
 
 @test "a kustomization: kustomize's fields, every file it names exists; kustomizeconfig.yaml's fields" {
-    # a copy of the repository's layout: profiles/ four levels up
+    # a copy of the repository's layout: profiles/ four levels up, the
+    # component two
     local dir=$TMP/r/docker/k8s f=$TMP/r/docker/k8s/vllm/multi-node/kustomization.yaml
-    mkdir -p "$dir/vllm/multi-node" "$TMP/r/profiles"
+    local p=$TMP/r/profiles/kustomization.yaml
+    mkdir -p "$dir/vllm/multi-node" "$dir/leaderworkerset" "$TMP/r/profiles"
     cp "$REPO/docker/k8s/vllm/multi-node/"*.yaml "$dir/vllm/multi-node/"
-    cp "$REPO/docker/k8s/kustomizeconfig.yaml" "$dir/"
+    cp "$REPO/docker/k8s/leaderworkerset/"*.yaml "$dir/leaderworkerset/"
     cp "$REPO/profiles/"* "$TMP/r/profiles/"
-    run node "$VALIDATE" "$dir"
+    run node "$VALIDATE" "$dir" "$p"
     echo "$output"
     assert_success
-    sed -i -e 's/^configMapGenerator:$/configMapGenrator:\nconfigMapGenerator:/' \
+    sed -i -e 's/^components:$/component:\ncomponents:/' \
         -e 's|^  - service.yaml$|  - services.yaml|' \
-        -e 's|profiles/none.env$|profiles/gone.env|' \
-        -e 's|^    options:$|    option:|' "$f"
-    sed -i 's/^nameReference:$/nameReferences:/' "$dir/kustomizeconfig.yaml"
-    run node "$VALIDATE" "$dir"
+        -e 's|^  - \.\./\.\./leaderworkerset$|  - ../..|' "$f"
+    sed -i -e 's/^configMapGenerator:$/configMapGenrator:\nconfigMapGenerator:/' \
+        -e 's|^      - none.env$|      - gone.env|' \
+        -e 's|^    options:$|    option:|' "$p"
+    sed -i 's/^nameReference:$/nameReferences:/' "$dir/leaderworkerset/kustomizeconfig.yaml"
+    run node "$VALIDATE" "$dir" "$p"
     echo "$output"
     assert_failure 1
     local o=Kustomization/?
     assert_line "$f:$(line_of 'services.yaml' "$f"): $o: resources[1]: no such file or directory: services.yaml"
-    assert_line "$f:$(line_of '^configMapGenrator:' "$f"): $o: configMapGenrator: unknown field (did you mean \"configMapGenerator\"?)"
-    assert_line "$f:$(line_of '^    option:' "$f"): $o: configMapGenerator[0].option: unknown field (did you mean \"options\"?)"
-    assert_line "$f:$(line_of 'gone.env' "$f"): $o: configMapGenerator[0].files[2]: no such file or directory: ../../../../profiles/gone.env"
-    assert_line "$dir/kustomizeconfig.yaml:$(line_of '^nameReferences:' "$dir/kustomizeconfig.yaml"): kustomizeconfig/?: nameReferences: unknown field (did you mean \"nameReference\"?)"
-    assert_line "validate.js: 4 files, 4 objects, 5 problems"
+    assert_line "$f:$(line_of '^component:' "$f"): $o: component: unknown field (did you mean \"components\"?)"
+    assert_line "$f:$(line_of '^  - \.\./\.\.$' "$f"): $o: components[0]: a directory without a kustomization.yaml: ../.."
+    assert_line "$p:$(line_of '^configMapGenrator:' "$p"): $o: configMapGenrator: unknown field (did you mean \"configMapGenerator\"?)"
+    assert_line "$p:$(line_of '^    option:' "$p"): $o: configMapGenerator[0].option: unknown field (did you mean \"options\"?)"
+    assert_line "$p:$(line_of 'gone.env' "$p"): $o: configMapGenerator[0].files[2]: no such file or directory: gone.env"
+    local k=$dir/leaderworkerset/kustomizeconfig.yaml
+    assert_line "$k:$(line_of '^nameReferences:' "$k"): kustomizeconfig/?: nameReferences: unknown field (did you mean \"nameReference\"?)"
+    assert_line "validate.js: 6 files, 6 objects, 7 problems"
+
+    # the component: its fields, the files it names
+    local c=$dir/leaderworkerset/kustomization.yaml
+    sed -i -e 's/^configurations:$/configuration:\nconfigurations:/' -e 's|^  - kustomizeconfig.yaml$|  - kustomizeconfig.yml|' "$c"
+    run node "$VALIDATE" "$c"
+    echo "$output"
+    assert_failure 1
+    assert_line "$c:$(line_of '^configuration:' "$c"): Component/?: configuration: unknown field (did you mean \"configurations\"?)"
+    assert_line "$c:$(line_of 'kustomizeconfig.yml' "$c"): Component/?: configurations[0]: no such file or directory: kustomizeconfig.yml"
+    assert_line "validate.js: 1 file, 1 object, 2 problems"
 }
 
 @test "a wrong type and an unknown field: the file and line, the object, the field path, the reason; exit 1" {

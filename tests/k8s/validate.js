@@ -16,8 +16,8 @@
 // LWS API types (kubernetes-sigs/lws
 // api/leaderworkerset/v1/leaderworkerset_types.go, commit 47a6181f), and
 // its leaderTemplate and workerTemplate as PodTemplateSpecs. A
-// kustomization.yaml and kustomize's kustomizeconfig.yaml are checked for
-// their fields and the files they name.
+// kustomization.yaml (a Kustomization or a Component) and kustomize's
+// kustomizeconfig.yaml are checked for their fields and the files they name.
 //
 // On top of the schemas, every pod template is held to the "restricted"
 // Pod Security profile and the project's rules for its manifests (see
@@ -400,11 +400,13 @@ function checkService(obj, out) {
 
 // --- kustomize -------------------------------------------------------------
 //
-// A kustomization.yaml (kustomize.config.k8s.io/v1beta1 Kustomization) is
-// not an API object: its fields are checked against kustomize's
+// A kustomization.yaml (kustomize.config.k8s.io/v1beta1 Kustomization, or
+// a v1alpha1 Component, which has the same fields) is not an API object:
+// its fields are checked against kustomize's
 // (api/types/kustomization.go), and every file it names (resources,
 // components, configurations, the files of the ConfigMap and Secret
-// generators) must exist, relative to its directory. A file named
+// generators) must exist, relative to its directory; a directory among
+// its resources or components must hold a kustomization.yaml. A file named
 // kustomizeconfig.yaml is kustomize's transformer configuration
 // (api/types/... TransformerConfig): its fields, and nameReference's shape.
 
@@ -431,7 +433,15 @@ function validateKustomization(obj, dir, out) {
     for (const k of ['resources', 'components', 'configurations', 'crds']) {
         if (obj[k] === undefined) continue;
         if (!Array.isArray(obj[k])) { bad([k], 'must be a list'); continue; }
-        obj[k].forEach((rel, i) => exists([k, i], rel));
+        obj[k].forEach((rel, i) => {
+            exists([k, i], rel);
+            // a directory is another kustomization (or a component)
+            const p = typeof rel === 'string' ? path.resolve(dir, rel) : null;
+            if (p && (k === 'resources' || k === 'components') && fs.existsSync(p) && fs.statSync(p).isDirectory() &&
+                !['kustomization.yaml', 'kustomization.yml', 'Kustomization'].some((n) => fs.existsSync(path.join(p, n)))) {
+                bad([k, i], `a directory without a kustomization.yaml: ${rel}`);
+            }
+        });
     }
     for (const g of ['configMapGenerator', 'secretGenerator']) {
         if (obj[g] === undefined) continue;
@@ -542,7 +552,8 @@ function main(args) {
                 out.push({ path: [], reason: 'a manifest must be a mapping' });
             } else if (path.basename(file) === 'kustomizeconfig.yaml') {
                 validateTransformerConfig(obj, out);
-            } else if (obj.apiVersion === 'kustomize.config.k8s.io/v1beta1' && obj.kind === 'Kustomization') {
+            } else if ((obj.apiVersion === 'kustomize.config.k8s.io/v1beta1' && obj.kind === 'Kustomization') ||
+                (obj.apiVersion === 'kustomize.config.k8s.io/v1alpha1' && obj.kind === 'Component')) {
                 validateKustomization(obj, path.dirname(file), out);
             } else if (obj.apiVersion === 'leaderworkerset.x-k8s.io/v1' && obj.kind === 'LeaderWorkerSet') {
                 validateLeaderWorkerSet(obj, out);
