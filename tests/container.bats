@@ -554,6 +554,33 @@ EOF
     [[ "$stderr" == *"== CUDA (stand-in"* ]]
 }
 
+# A base with its own libnccl in the loader's cache: the build checks the
+# profiles against it (its names here lack NCCL_PROTO: a warning), and one
+# that check refuses fails the build.
+@test "the build checks the profiles against the base's own libnccl, and fails when that check does" {
+    need_image "$IMG"
+    mkdir -p "$TMP/base"
+    # a salt: a base of its own each run, so that the final stage's steps
+    # run (and print) instead of coming from the layer cache
+    printf 'const char *v = "NCCL version 2.27.3+cuda12.9";\nconst char *n[] = { "NCCL_ALGO", "NCCL_BUFFSIZE", "NCCL_DEBUG" };\nconst char *salt = "%s";\n' \
+        "$$-$RANDOM-$(date +%s%N)" >"$TMP/base/fake.c"
+    gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$TMP/base/libnccl.so.2" "$TMP/base/fake.c"
+    printf 'FROM %s\nCOPY libnccl.so.2 /usr/local/lib/libnccl.so.2\nRUN ["ldconfig"]\n' "$BASE" >"$TMP/base/Containerfile"
+    bh bud --isolation chroot --layers -q -f "$TMP/base/Containerfile" -t localhost/nccl-init-ncclbase:test "$TMP/base" >/dev/null
+    run build_image -t localhost/nccl-init-on-ncclbase:test --build-arg BASE_IMAGE=localhost/nccl-init-ncclbase:test
+    echo "$output"
+    assert_success
+    assert_output --partial "nccl-init-check-base: checking /etc/nccl-init/profiles/*.env against /usr/local/lib/libnccl.so.2"
+    assert_output --partial "pcie-8gpu.env:32: warning: unknown NCCL variable NCCL_PROTO"
+    # a libnccl.so.2 with no NCCL_* name at all: check refuses it (exit 2)
+    printf 'const char *salt = "%s";\n' "$$-$RANDOM-$(date +%s%N)" >"$TMP/base/fake.c"
+    gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$TMP/base/libnccl.so.2" "$TMP/base/fake.c"
+    bh bud --isolation chroot --layers -q -f "$TMP/base/Containerfile" -t localhost/nccl-init-ncclbase:test "$TMP/base" >/dev/null
+    run build_image -t localhost/nccl-init-on-ncclbase:test --build-arg BASE_IMAGE=localhost/nccl-init-ncclbase:test
+    assert_failure
+    assert_output --partial "error: --nccl-lib /usr/local/lib/libnccl.so.2: no NCCL_* names in it"
+}
+
 @test "docker/Dockerfile.vllm: nccl-init -- vllm serve, no CMD: the container's arguments are vLLM's" {
     need_image "$IMG"
     build_standin
