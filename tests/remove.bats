@@ -330,3 +330,19 @@ EOF
     assert_line --partial 'remove'
     cmp "$TMP/orig" "$R/etc/environment"
 }
+
+# An emptyDir at /run/nccl-init (root's, 0777, not sticky), as a pod has it:
+# the record sink writes there, and remove takes its files out the same way.
+@test "a 0777 record directory (an emptyDir): remove deletes the record's files, exit 0" {
+    mkdir -p "$R/run/nccl-init"
+    chmod 0777 "$R/run/nccl-init"
+    start --root "$R" --sinks record
+    [ -f "$R/run/nccl-init/profile.env" ]
+    run --separate-stderr "$NI" remove --root "$R"
+    echo "$stderr"
+    assert_success
+    [[ "$stderr" == *"sink record: $R/run/nccl-init/profile.env deleted"* ]]
+    [ ! -e "$R/run/nccl-init/profile.env" ]
+    [ ! -e "$R/run/nccl-init/state.json" ]
+    [[ "$stderr" != *warning* ]]
+}

@@ -488,6 +488,8 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         python_sink(r, o, s != NULL, s ? envset_get(s, "PATH") : getenv("PATH"));
 }
 
+static void remove_record_file(struct sink_report *r, const char *path, size_t root_len);
+
 void sinks_remove(struct sink_report *r, const struct sink_options *o)
 {
     sinks_write(r, o, NULL);
@@ -495,7 +497,12 @@ void sinks_remove(struct sink_report *r, const struct sink_options *o)
     for (size_t i = 0; i < ARRAY_SIZE(record); i++) {
         size_t rl;
         char *p = rooted(o, record[i], &rl);
-        remove_file(r, "record", p, rl, i == ARRAY_SIZE(record) - 1 ? AT_REMOVEDIR : 0);
+        /* The record's files as the record sink reaches them, in an
+         * emptyDir (0777) too; the directory itself as any other. */
+        if (i < ARRAY_SIZE(record) - 1)
+            remove_record_file(r, p, rl);
+        else
+            remove_file(r, "record", p, rl, AT_REMOVEDIR);
         xfree(p);
     }
 }
