@@ -38,6 +38,9 @@ setup() {
     MOUNTS=()
     rm -f "$LINK" /etc/nccl.conf
     rm -rf /run/nccl-init
+    # a hook an earlier suite's start left in the sandbox's stdlib: the
+    # hook is the same for every profile, so install would find it current
+    remove_python_hooks
 }
 
 teardown() {
