@@ -193,7 +193,6 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     st.sinks = (struct sink_options){ o->sinks, o->root, st.interpreters, o->npython + 1,
                                       o->strict };
     sinks_write(&st.report, &st.sinks, &r->env);
-    record_env(&st.report, &st.sinks);
     if (o->strict && st.report.failures) {
         log_error("--strict: %u sink%s could not be written; command not started",
                   st.report.failures, st.report.failures == 1 ? "" : "s");

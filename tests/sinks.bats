@@ -346,16 +346,16 @@ for s in d["sinks"]:
         echo "digest $digest"
         echo "child_pid $pid int"
         cat "$TMP/want.env"
+        echo "record written $ROOT/run/nccl-init/profile.env"
         echo "etc-environment written $ROOT/etc/environment"
         echo "nccl-conf written $ROOT/etc/nccl.conf"
-        echo "record written $ROOT/run/nccl-init/profile.env"
     )"
 
     # a second start: same files, outcome unchanged, a new pid
     run --separate-stderr ni_start --sinks "$SINKS" -- sh -c 'echo $$ >"$1"' sh "$TMP/pid"
     assert_success
     run state_sinks
-    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
+    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment unchanged' 'nccl-conf unchanged')"
     # the pid sits in room reserved before the fork, padded with spaces
     grep -qE "\"child_pid\": $(cat "$TMP/pid") *,\$" "$ROOT/run/nccl-init/state.json"
 }
@@ -425,7 +425,7 @@ etc_read_only() {
     [ ! -e "$ROOT/etc/nccl.conf" ]
     assert_equal "$(files_in "$ROOT/etc")" environment
     run state_sinks
-    assert_output "$(printf '%s\n' 'etc-environment failed' 'nccl-conf failed' 'record written')"
+    assert_output "$(printf '%s\n' 'record written' 'etc-environment failed' 'nccl-conf failed')"
     grep -qF '"note": "create temporary file: Read-only file system"' "$ROOT/run/nccl-init/state.json"
 
     rm -f "$TMP/started"
@@ -452,7 +452,7 @@ etc_read_only() {
     [ -e "$TMP/started" ]
     [ -z "$(sink_warnings)" ]
     run state_sinks
-    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
+    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment unchanged' 'nccl-conf unchanged')"
 }
 
 # The fault tests need strace, and ptrace allowed where they run.
@@ -667,9 +667,9 @@ original_environment() {
         cmp "$ROOT/etc/environment" "$TMP/orig"
         cmp "$ROOT/etc/nccl.conf" "$TMP/orig"
         run state_sinks
-        assert_line --index 0 'etc-environment failed'
-        assert_line --index 1 'nccl-conf failed'
-        assert_line --index 2 --regexp '^record (written|unchanged)$'
+        assert_line --index 0 --regexp '^record (written|unchanged)$'
+        assert_line --index 1 'etc-environment failed'
+        assert_line --index 2 'nccl-conf failed'
 
         rm -f "$TMP/started"
         run --separate-stderr ni_start --strict --sinks "$SINKS" -- touch "$TMP/started"
@@ -794,9 +794,9 @@ fake_stdlib() {
     assert_success
     [ -e "$TMP/started" ]
     assert_equal "$(sink_warnings)" "$(printf '%s\n' \
+        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: parent $ROOT/run/nccl-init is owned by uid 12345, not by root; skipped" \
         "nccl-init: warning: sink etc-environment: $ROOT/etc/environment: parent $ROOT/etc is owned by uid 12345, not by root; skipped" \
-        "nccl-init: warning: sink nccl-conf: $ROOT/home/alice/nccl.conf: parent $ROOT/home/alice is owned by uid 12345, not by root; skipped" \
-        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: parent $ROOT/run/nccl-init is owned by uid 12345, not by root; skipped")"
+        "nccl-init: warning: sink nccl-conf: $ROOT/home/alice/nccl.conf: parent $ROOT/home/alice is owned by uid 12345, not by root; skipped")"
     # nothing written, nothing made (no applied/ in the user's directory)
     diff "$TMP/before" <(tree_state "$ROOT")
 
@@ -905,7 +905,7 @@ fake_stdlib() {
     run --separate-stderr ni_start --sinks "$SINKS" -- true
     assert_success
     run state_sinks
-    assert_output "$(printf '%s\n' 'etc-environment unchanged' 'nccl-conf unchanged' 'record unchanged')"
+    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment unchanged' 'nccl-conf unchanged')"
 }
 
 # --- a restart: every file read and compared, an unchanged one left alone ---
@@ -981,7 +981,7 @@ PY
     assert_success
     cmp "$ROOT/etc/environment" "$TMP/environment.want"
     run state_sinks
-    assert_output "$(printf '%s\n' 'etc-environment written' 'nccl-conf unchanged' 'record unchanged')"
+    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment written' 'nccl-conf unchanged')"
 }
 
 @test "restart: another profile value, or another set of sinks, writes what changed" {
@@ -994,7 +994,7 @@ PY
     grep -qx NCCL_BUFFSIZE=8388608 "$ROOT/etc/environment"
     grep -qx 'NCCL_BUFFSIZE=8388608' "$ROOT/etc/nccl.conf"
     run state_sinks
-    assert_output "$(printf '%s\n' 'etc-environment written' 'nccl-conf written' 'record written')"
+    assert_output "$(printf '%s\n' 'record written' 'etc-environment written' 'nccl-conf written')"
 }
 
 # ---- the record's enforce line and bounds (lib/paths.h) ----

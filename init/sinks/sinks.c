@@ -436,6 +436,8 @@ static void record_too_large(struct sink_report *r)
     r->record_failed = r->record_refused = true;
 }
 
+static void record_env(struct sink_report *r, const struct sink_options *o);
+
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
     /* The two files with a block, each rendered once (its warnings said
@@ -462,12 +464,17 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
             log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", c[n].path);
         c[n++].conf = true;
     }
+    /* The record first: in a pod with a read-only root it is the one file
+     * that carries the profile (to the baked hook and the env plugin), and
+     * it does not wait on the /etc files. */
     if (s && (o->mask & SINK_RECORD)) {
         r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
         if (format_env_file(&r->record_text, s, sink_skip_warn) < 0) {
             record_too_large(r);
             stop = o->strict; /* then nothing at all is written */
         }
+        if (!stop)
+            record_env(r, o);
     }
     for (size_t i = 0; i < n && !stop; i++) {
         struct env_plugin p = { 0 };
@@ -547,7 +554,7 @@ static void remove_record_file(struct sink_report *r, const char *path, size_t r
         target_failed(r, "record", &t, e);
 }
 
-void record_env(struct sink_report *r, const struct sink_options *o)
+static void record_env(struct sink_report *r, const struct sink_options *o)
 {
     if (!(o->mask & SINK_RECORD))
         return;

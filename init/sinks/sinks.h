@@ -50,11 +50,12 @@ struct sink_options {
  * the unknown name at *bad (*badlen bytes of list). */
 int sinks_parse(const char *list, unsigned *mask, const char **bad, size_t *badlen);
 
-/* Writes every sink in o->mask but the record's pid; failures are logged as
- * one warning each and counted in r->failures. A record larger than its
+/* Writes every sink in o->mask but the record's pid, the record
+ * (/run/nccl-init/profile.env) first; failures are logged as one warning
+ * each and counted in r->failures. A record larger than its
  * readers take (lib/paths.h) is one of them, found before anything is
  * written: with o->strict nothing is, else the others are and the
- * previous start's record is deleted (record_env), so that no reader takes
+ * previous start's record is deleted, so that no reader takes
  * it for this start's. The nccl-conf sink adds an "env-plugin" result
  * when env_plugin_find has an outcome: its path, "named" or "left out",
  * and a note. With s NULL (remove), takes
@@ -86,9 +87,6 @@ void sinks_install_hooks(struct sink_report *r, const struct sink_options *o);
  * opens it from any directory. */
 char *sink_record_path(const char *root);
 
-/* Before the start: /run/nccl-init/profile.env, the resolved set (as
- * sinks_write rendered it). */
-void record_env(struct sink_report *r, const struct sink_options *o);
 /* /run/nccl-init/state.json, with every sink's outcome and the child's
  * pid. Rendered before the fork, with room kept for the pid, and written
  * after it, while the child already runs: the record is for verify, and
