@@ -251,16 +251,13 @@ static bool other_on_loader_path(struct search *s, const struct envset *set)
 /* (b): a NCCL_ENV_PLUGIN line outside nccl-init's block in an nccl.conf
  * (NCCL's reader: a line that starts with the key and '='; the value is
  * the rest, a CR too), unless it names ours. */
-static bool other_in_conf(const char *path, const char *ours, struct buf *found, bool *off)
+static bool other_in_text(const char *path, const char *data, size_t len, const char *ours,
+                          struct buf *found, bool *off)
 {
-    char *data;
-    size_t len;
-    if (read_file(path, CONF_READ_MAX, &data, &len) < 0)
-        return false;
     static const char key[] = "NCCL_ENV_PLUGIN=";
     bool in_block = false, other = false;
-    for (char *l = data; l < data + len && !other;) {
-        char *nl = memchr(l, '\n', (size_t)(data + len - l));
+    for (const char *l = data; l < data + len && !other;) {
+        const char *nl = memchr(l, '\n', (size_t)(data + len - l));
         size_t n = nl ? (size_t)(nl - l) : (size_t)(data + len - l);
         size_t m = n && l[n - 1] == '\r' ? n - 1 : n; /* a marker may end in CRLF */
         if (m == strlen(BLOCK_BEGIN) && memcmp(l, BLOCK_BEGIN, m) == 0)
@@ -280,6 +277,18 @@ static bool other_in_conf(const char *path, const char *ours, struct buf *found,
         }
         l += n + 1;
     }
+    return other;
+}
+
+/* other_in_text of the file at path; a file that cannot be read has no
+ * such line. */
+static bool other_in_conf(const char *path, const char *ours, struct buf *found, bool *off)
+{
+    char *data;
+    size_t len;
+    if (read_file(path, CONF_READ_MAX, &data, &len) < 0)
+        return false;
+    bool other = other_in_text(path, data, len, ours, found, off);
     xfree(data);
     return other;
 }
@@ -299,7 +308,8 @@ static bool other_plugin(const struct env_plugin_where *w, const struct envset *
         buf_str(found, " in the environment");
         return true;
     }
-    if (w->conf && other_in_conf(w->conf, ours, found, off))
+    if (w->conf && (w->conf_text ? other_in_text(w->conf, w->conf_text, w->conf_len, ours, found, off)
+                                 : other_in_conf(w->conf, ours, found, off)))
         return true;
     if (w->conf_is_env) {
         char *etc = w->root ? path_join(w->root, ETC_NCCL_CONF) : xstrdup(ETC_NCCL_CONF);
@@ -360,7 +370,7 @@ static char *ours_beside(const struct env_plugin_where *w, const char **name)
 
 int env_plugin_ours(const char *exe, const char *root, char **path, char **name, struct buf *why)
 {
-    struct env_plugin_where w = { exe, root, NULL, false };
+    struct env_plugin_where w = { exe, root, NULL, false, NULL, 0 };
     const char *in;
     *path = ours_beside(&w, &in);
     *name = in ? xstrdup(in) : NULL;

@@ -17,6 +17,9 @@ struct env_plugin_where {
     const char *root; /* --root, or NULL */
     const char *conf; /* the nccl-conf sink's file (as the sink opens it) */
     bool conf_is_env; /* conf is $NCCL_CONF_FILE: NCCL reads /etc/nccl.conf after it */
+    const char *conf_text; /* conf's contents when the sink has read them
+                              already, conf_len bytes; NULL: read here */
+    size_t conf_len;
 };
 
 /* What was found. */

@@ -183,16 +183,6 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     return result(r, sink, path, outcome);
 }
 
-/* Writes body as the block of a file at the end; with body NULL, takes
- * it out. */
-static void write_simple(struct sink_report *r, const char *sink, const char *path,
-                         size_t root_len, const char *body)
-{
-    struct target t;
-    if (open_sink(r, sink, &t, path, root_len))
-        splice_write(r, sink, &t, body, false, NULL, 0, 0);
-    target_close(&t);
-}
 
 /* A sitecustomize further down sys.path than the stdlib: the ones that a
  * hook in the stdlib directory would shadow. */
@@ -401,10 +391,12 @@ static char *conf_path(const char *root, const struct envset *s, size_t *root_le
     return *from_env ? xstrdup(cf) : rooted(&o, ETC_NCCL_CONF, root_len);
 }
 
+/* text: the file as the sink already read it (len bytes), or NULL. */
 static void conf_block(struct buf *body, const char *root, const struct envset *s,
-                       const char *path, bool from_env, struct env_plugin *p)
+                       const char *path, bool from_env, const char *text, size_t len,
+                       struct env_plugin *p)
 {
-    struct env_plugin_where w = { NULL, root, path, from_env };
+    struct env_plugin_where w = { NULL, root, path, from_env, text, len };
     env_plugin_find(p, &w, s);
     format_nccl_conf(body, s, p->name, sink_skip_warn);
 }
@@ -415,7 +407,7 @@ void sink_nccl_conf_block(struct buf *body, const char *root, const struct envse
     size_t rl;
     bool from_env;
     char *path = conf_path(root, s, &rl, &from_env);
-    conf_block(body, root, s, path, from_env, p);
+    conf_block(body, root, s, path, from_env, NULL, 0, p);
     xfree(path);
 }
 
@@ -477,13 +469,24 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
             record_env(r, o);
     }
     for (size_t i = 0; i < n && !stop; i++) {
+        /* Each file read once: its block is compared with what it would
+         * be, and nccl.conf's lines outside the block are what the env
+         * plugin's lookup looks through. */
         struct env_plugin p = { 0 };
+        struct target t;
+        bool open = open_sink(r, c[i].sink, &t, c[i].path, c[i].root_len);
+        char *old = NULL;
+        size_t oldlen = 0;
+        int rd = open ? target_read(&t, &old, &oldlen) : -1;
         if (s && c[i].conf)
-            conf_block(&c[i].body, o->root, s, c[i].path, c[i].from_env, &p);
+            conf_block(&c[i].body, o->root, s, c[i].path, c[i].from_env,
+                       rd >= 0 ? (old ? old : "") : NULL, oldlen, &p);
         else if (s)
             format_etc_environment(&c[i].body, s, sink_skip_warn);
-        write_simple(r, c[i].sink, c[i].path, c[i].root_len,
-                     s ? c[i].body.data ? c[i].body.data : "" : NULL);
+        if (open)
+            splice_write(r, c[i].sink, &t, s ? c[i].body.data ? c[i].body.data : "" : NULL,
+                         false, old, oldlen, rd);
+        target_close(&t);
         if (p.outcome)
             result(r, "env-plugin", p.path ? p.path : "", p.outcome)->reason = xstrdup(p.note);
         env_plugin_free(&p);

@@ -186,7 +186,7 @@ static void ours_named_when_trusted(void **state)
     make_prefix(&p);
     struct envset s;
     env_set(&s, NULL, 0);
-    struct env_plugin_where w = { p.exe, NULL, p.conf, false };
+    struct env_plugin_where w = { p.exe, NULL, p.conf, false, NULL, 0 };
     struct env_plugin e;
     char *log;
     find(&e, &w, &s, &log);
@@ -241,7 +241,7 @@ static void under_root(void **state)
     struct envset s;
     env_set(&s, NULL, 0);
     /* the prefix is the root: named as seen from inside it */
-    struct env_plugin_where w = { p.exe, p.top, p.conf, false };
+    struct env_plugin_where w = { p.exe, p.top, p.conf, false, NULL, 0 };
     struct env_plugin e;
     char *log;
     find(&e, &w, &s, &log);
@@ -283,7 +283,7 @@ static void others_left_alone(void **state)
     (void)state;
     struct prefix p;
     make_prefix(&p);
-    struct env_plugin_where w = { p.exe, NULL, p.conf, false };
+    struct env_plugin_where w = { p.exe, NULL, p.conf, false, NULL, 0 };
     struct env_plugin e;
     char *log;
     /* (a) the environment names another, or none; ours exactly is ours */
