@@ -157,9 +157,10 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
 # tests/unit/plugin/test_MODULE.c tests plugin/MODULE.c, linked with the
 # plugin's sources alone (it takes nothing of init/ but lib/paths.h).
 PLUGIN_UNIT_TESTS := $(filter $(BUILD)/unit/plugin/%,$(UNIT_TESTS))
-$(PLUGIN_UNIT_TESTS): $(BUILD)/unit/plugin/test_%: tests/unit/plugin/test_%.c plugin/%.c $(PLUGIN_HDRS) | $(DEPS_STAMP)
+$(PLUGIN_UNIT_TESTS): $(BUILD)/unit/plugin/test_%: tests/unit/plugin/test_%.c plugin/%.c $(PLUGIN_HDRS) \
+		tests/unit/scratch.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	gcc $(SAN_CFLAGS) -Iplugin -o $@ $< plugin/$*.c -lcmocka
+	gcc $(SAN_CFLAGS) -Iplugin -Itests/unit -o $@ $< plugin/$*.c -lcmocka
 
 $(BUILD)/test/exec-with-env: tests/helpers/exec-with-env.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

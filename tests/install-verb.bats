@@ -8,6 +8,7 @@
 # where make install puts the release one, beside the plugin it links.
 
 load helpers/common
+load helpers/prefix
 
 LIBNCCL=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
 ENVPROBE=$BATS_TEST_DIRNAME/helpers/nccl-env-probe.py
@@ -16,16 +17,7 @@ LINK=/usr/lib/$TRIPLET/libnccl-env.so
 INFO='NCCL INFO'
 
 setup_file() {
-    [ -x "$REPO/build/nccl-init" ] && [ -f "$REPO/build/libnccl-env.so" ] ||
-        { echo "build/nccl-init and build/libnccl-env.so must be built (make)" >&2; return 1; }
-    export P=$BATS_FILE_TMPDIR/prefix
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$REPO" -o build/nccl-init \
-        -o build/libnccl-env.so install PREFIX="$P" SYSCONFDIR="$BATS_FILE_TMPDIR/etc" >/dev/null
-    install -m 0755 "$NI" "$P/bin/nccl-init"
-    export SO=$P/lib/nccl-init/libnccl-env.so
-    export PDIR=$BATS_FILE_TMPDIR/profiles
-    mkdir -p "$PDIR"
-    printf 'NCCL_SOCKET_IFNAME=lo\nNCCL_BUFFSIZE=8388608\n' >"$PDIR/lo.env"
+    install_scratch_prefix
 }
 
 setup() {

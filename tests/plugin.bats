@@ -8,6 +8,7 @@
 # write in the sandbox), written by the binary under test.
 
 load helpers/common
+load helpers/prefix
 
 LIBNCCL=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
 ENVPROBE=$BATS_TEST_DIRNAME/helpers/nccl-env-probe.py
@@ -15,23 +16,8 @@ RECORD=/run/nccl-init/profile.env
 # What NCCL's debug lines start with: "HOST:PID:TID [DEV] NCCL INFO".
 INFO='NCCL INFO'
 
-# One install for the file, as an operator would make it; -o: build/ as it
-# is (make test built it), no rebuild in the middle of the suite. The binary
-# under test goes where make install put the release one, so that it is the
-# one beside the plugin.
 setup_file() {
-    [ -x "$REPO/build/nccl-init" ] && [ -f "$REPO/build/libnccl-env.so" ] ||
-        { echo "build/nccl-init and build/libnccl-env.so must be built (make)" >&2; return 1; }
-    export P=$BATS_FILE_TMPDIR/prefix
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$REPO" -o build/nccl-init \
-        -o build/libnccl-env.so install PREFIX="$P" SYSCONFDIR="$BATS_FILE_TMPDIR/etc" >/dev/null
-    install -m 0755 "$NI" "$P/bin/nccl-init"
-    export SO=$P/lib/nccl-init/libnccl-env.so
-    # A profile for the loopback: the interface NCCL's bootstrap takes, and
-    # a tuning key.
-    export PDIR=$BATS_FILE_TMPDIR/profiles
-    mkdir -p "$PDIR"
-    printf 'NCCL_SOCKET_IFNAME=lo\nNCCL_BUFFSIZE=8388608\n' >"$PDIR/lo.env"
+    install_scratch_prefix
 }
 
 setup() {

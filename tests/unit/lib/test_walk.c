@@ -10,36 +10,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-static char top[64];
-
-static int make_top(void **state)
-{
-    (void)state;
-    strcpy(top, "/tmp/nccl-init-walk.XXXXXX");
-    return mkdtemp(top) ? 0 : -1;
-}
-
-static int remove_top(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* top/rel, in a ring of static buffers: keep a copy (PATH_OF) of one that
- * must outlive the next few calls. */
-static const char *at(const char *rel)
-{
-    static char p[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof p[i], "%s/%s", top, rel);
-    return p[i];
-}
-#define PATH_OF(var, rel)                                                                         \
-    char var[256];                                                                                \
-    snprintf(var, sizeof var, "%s", at(rel))
+#include "scratch.h"
 
 static void put(const char *rel, const char *text, mode_t mode)
 {

@@ -155,31 +155,7 @@ static void test_bounds(void **state)
 
 /* --- the walk and the opens, under /tmp ----------------------------------- */
 
-static char top[64];
-
-static int make_top(void **state)
-{
-    (void)state;
-    strcpy(top, "/tmp/nccl-init-plugin.XXXXXX");
-    return mkdtemp(top) ? 0 : -1;
-}
-
-static int remove_top(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *at(const char *rel)
-{
-    static char p[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof p[i], "%s/%s", top, rel);
-    return p[i];
-}
+#include "scratch.h"
 
 static void put(const char *rel, const char *text, size_t len, mode_t mode)
 {
