@@ -5,6 +5,7 @@
 #include "lib/text.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,19 +14,33 @@ int log_level = LOG_INFO;
 
 static const char level_names[][6] = { "error", "warn", "info", "debug" };
 
+/* A line's bytes in all (its newline included), and the room its cut
+ * marker takes: " [+N bytes cut]", N at most 20 digits. */
+#define LOG_LINE 1024
+#define LOG_MARK_ROOM 32
+
 /* Writes one line to stderr: prefix, then the message with its control
- * bytes escaped (a value from the environment or a file must not reach an
- * operator's terminal as an escape sequence), then the newline. One write
- * per line: lines from the init and from its children that share stderr
- * must not interleave mid-line. No allocation: it runs while supervising. */
+ * and spoofing characters and its backslashes escaped (a value from the
+ * environment or a file must not reach an operator's terminal as an
+ * escape sequence, nor read as one), then the newline. A message that
+ * does not fit ends in " [+N bytes cut]", N the bytes of it left out,
+ * cut between two characters. One write per line: lines from the init
+ * and from its children that share stderr must not interleave mid-line.
+ * No allocation: it runs while supervising. */
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
-    char raw[1024], line[1024];
-    struct buf m = BUF_FIXED(raw), b = BUF_FIXED(line);
-    buf_vprintf(&m, fmt, ap);
-    b.cap--; /* room for the newline even when truncated */
+    char raw[4 * LOG_LINE], line[LOG_LINE];
+    int full = vsnprintf(raw, sizeof raw, fmt, ap);
+    size_t n = full < 0 ? 0 : (size_t)full < sizeof raw ? (size_t)full : sizeof raw - 1;
+    struct buf b = BUF_FIXED(line);
     buf_str(&b, prefix);
-    buf_escaped(&b, raw, m.len, false);
+    size_t at = b.len, limit = sizeof line - 2; /* the newline and the NUL */
+    size_t took = buf_escaped_fit(&b, raw, n, true, limit);
+    if (full > 0 && took < (size_t)full) {
+        b.len = at;
+        took = buf_escaped_fit(&b, raw, n, true, limit - LOG_MARK_ROOM);
+        buf_printf(&b, " [+%zu bytes cut]", (size_t)full - took);
+    }
     line[b.len++] = '\n';
     write_all(STDERR_FILENO, line, b.len);
 }
@@ -87,7 +102,7 @@ void diag(struct diag *d, int severity, const char *file, unsigned line, const c
         return;
     char where[512];
     struct buf w = BUF_FIXED(where);
-    buf_escaped(&w, file, strlen(file), false);
+    buf_escaped_fit(&w, file, strlen(file), true, sizeof where - 32); /* room for :LINE: ... */
     if (line)
         buf_printf(&w, ":%u", line);
     buf_str(&w, severity == DIAG_ERROR ? ": error: " : ": warning: ");

@@ -69,29 +69,57 @@ size_t utf8_seq_len(const unsigned char *s, size_t avail)
     return n;
 }
 
-void buf_escaped(struct buf *b, const char *s, size_t n, bool backslash)
+/* Code points that can steer or spoof a terminal though they print
+ * nothing of their own: the C1 controls (CSI is U+009B), and Unicode's
+ * format characters that reorder or hide text: the Arabic letter mark,
+ * the Mongolian vowel separator, zero-width spaces and joiners, LRM and
+ * RLM, the line and paragraph separators (a line break to some
+ * terminals), the bidi embeddings, overrides and isolates (U+202A..E,
+ * U+2066..9: "Trojan Source"), the invisible operators, the byte order
+ * mark, the interlinear annotations and the tag characters. */
+static bool spoofs(unsigned cp)
+{
+    return (cp >= 0x80 && cp < 0xa0) || cp == 0x061c || cp == 0x180e ||
+           (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+           (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
+           (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+size_t buf_escaped_fit(struct buf *b, const char *s, size_t n, bool backslash, size_t limit)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
+    size_t i = 0;
+    while (i < n) {
         size_t l = utf8_seq_len(p + i, n - i);
-        /* C0 controls and DEL; U+0080..U+009F, which some terminals take as
-         * 8-bit controls (CSI is U+009B); and bytes that are not UTF-8. */
-        bool control = l == 1 ? p[i] < 0x20 || p[i] == 0x7f : l == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
-        if (backslash && p[i] == '\\') {
+        unsigned cp = l == 1 ? p[i] : l ? p[i] & (0x7fu >> l) : 0;
+        for (size_t k = 1; k < l; k++)
+            cp = (cp << 6) | (p[i + k] & 0x3fu);
+        /* C0 controls and DEL, the code points above, and bytes that are
+         * not UTF-8 (one at a time) become \xNN, each byte of them. */
+        bool esc = !l || (l == 1 ? cp < 0x20 || cp == 0x7f : spoofs(cp));
+        bool bs = backslash && p[i] == '\\';
+        size_t unit = l ? l : 1, out = bs ? 2 : esc ? 4 * unit : unit;
+        if (b->len + out > limit)
+            break;
+        if (bs) {
             buf_add(b, "\\\\", 2);
-            i++;
-        } else if (l && !control) {
-            buf_add(b, p + i, l);
-            i += l;
-            continue;
+        } else if (!esc) {
+            buf_add(b, p + i, unit);
+        } else {
+            for (size_t k = 0; k < unit; k++) {
+                char e[4] = { '\\', 'x', hex[p[i + k] >> 4], hex[p[i + k] & 15] };
+                buf_add(b, e, 4);
+            }
         }
-        for (size_t k = 0; k < (l ? l : 1); k++) {
-            char e[4] = { '\\', 'x', hex[p[i + k] >> 4], hex[p[i + k] & 15] };
-            buf_add(b, e, 4);
-        }
-        i += l ? l : 1;
+        i += unit;
     }
+    return i;
+}
+
+void buf_escaped(struct buf *b, const char *s, size_t n, bool backslash)
+{
+    buf_escaped_fit(b, s, n, backslash, SIZE_MAX);
 }
 
 bool utf8_valid(const char *s, size_t n)

@@ -270,7 +270,7 @@ static bool other_in_text(const char *path, const char *data, size_t len, const 
             if (!(ours && strlen(ours) == vl && memcmp(v, ours, vl) == 0)) {
                 *off = vl == 4 && strncasecmp(v, "none", 4) == 0;
                 buf_str(found, "NCCL_ENV_PLUGIN=");
-                buf_escaped(found, v, vl, false);
+                buf_add(found, v, vl); /* the log escapes it */
                 buf_printf(found, " in %s", path);
                 other = true;
             }
@@ -304,7 +304,7 @@ static bool other_plugin(const struct env_plugin_where *w, const struct envset *
     if (env && !(ours && strcmp(env, ours) == 0)) {
         *off = strcasecmp(env, "none") == 0;
         buf_str(found, "NCCL_ENV_PLUGIN=");
-        buf_escaped(found, env, strlen(env), false);
+        buf_str(found, env); /* the log escapes it */
         buf_str(found, " in the environment");
         return true;
     }

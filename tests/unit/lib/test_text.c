@@ -54,11 +54,84 @@ static void utf8_and_bytes(void **state)
     assert_null(memmem(hay, 6, "abe", 3));
 }
 
+static char *escaped(const char *s, size_t n, bool backslash)
+{
+    struct buf b = { 0 };
+    buf_escaped(&b, s, n, backslash);
+    return b.data ? b.data : xstrdup("");
+}
+
+/* What reaches a terminal: no control, no bidi or other invisible format
+ * character, no byte that is not UTF-8; letters of any script as they are;
+ * with backslash, a literal "\x1b" reads back as itself, not as an ESC. */
+static void escaping(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        { "plain caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "plain caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+        { "a\x1b[31mb\x07\x7f", "a\\x1b[31mb\\x07\\x7f" },
+        { "\xc2\x9b" "2J \xc2\x85", "\\xc2\\x9b2J \\xc2\\x85" },        /* C1: CSI, NEL */
+        { "\xc2\xa0", "\xc2\xa0" },                                  /* U+00A0 prints */
+        { "x\xe2\x80\xaey", "x\\xe2\\x80\\xaey" },                   /* U+202E RLO */
+        { "\xe2\x80\xa8\xe2\x80\xa9", "\\xe2\\x80\\xa8\\xe2\\x80\\xa9" }, /* LS, PS */
+        { "\xe2\x80\x8e\xe2\x80\x8f", "\\xe2\\x80\\x8e\\xe2\\x80\\x8f" }, /* LRM, RLM */
+        { "\xe2\x80\xaa", "\\xe2\\x80\\xaa" },                        /* LRE */
+        { "\xe2\x81\xa6\xe2\x81\xa9", "\\xe2\\x81\\xa6\\xe2\\x81\\xa9" }, /* LRI, PDI */
+        { "\xe2\x80\x8b\xef\xbb\xbf", "\\xe2\\x80\\x8b\\xef\\xbb\\xbf" }, /* ZWSP, BOM */
+        { "\xd8\x9c", "\\xd8\\x9c" },                                  /* ALM */
+        { "\xf3\xa0\x81\x81", "\\xf3\\xa0\\x81\\x81" },               /* TAG A */
+        { "\xe2\x80\xb0\xe2\x81\xb0", "\xe2\x80\xb0\xe2\x81\xb0" },       /* per mille, x^0 */
+        { "\xff\xc3", "\\xff\\xc3" },                                  /* not UTF-8 */
+        { "\xe2\x80", "\\xe2\\x80" },                                  /* cut short */
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        char *e = escaped(cases[i].in, strlen(cases[i].in), false);
+        if (strcmp(e, cases[i].out) != 0)
+            fail_msg("case %zu: \"%s\", expected \"%s\"", i, e, cases[i].out);
+        xfree(e);
+    }
+    /* the backslash itself: an ESC and the four characters \x1b differ */
+    char *a = escaped("\x1b", 1, true), *b = escaped("\\x1b", 4, true);
+    assert_string_equal(a, "\\x1b");
+    assert_string_equal(b, "\\\\x1b");
+    xfree(a);
+    xfree(b);
+    a = escaped("\\x1b", 4, false);
+    assert_string_equal(a, "\\x1b");
+    xfree(a);
+}
+
+/* buf_escaped_fit: whole characters and whole escapes only. */
+static void escaping_fits(void **state)
+{
+    (void)state;
+    char out[64];
+    struct buf b = BUF_FIXED(out);
+    assert_int_equal(buf_escaped_fit(&b, "ab\xe2\x82\xac", 5, true, 4), 2);
+    assert_string_equal(out, "ab");
+    b.len = 0;
+    assert_int_equal(buf_escaped_fit(&b, "ab\xe2\x82\xac", 5, true, 5), 5);
+    b.len = 0;
+    assert_int_equal(buf_escaped_fit(&b, "a\x1b", 2, true, 4), 1);
+    assert_int_equal(b.len, 1);
+    b.len = 0;
+    assert_int_equal(buf_escaped_fit(&b, "a\x1b", 2, true, 5), 2);
+    assert_string_equal(out, "a\\x1b");
+    b.len = 0;
+    assert_int_equal(buf_escaped_fit(&b, "\xe2\x80\xae", 3, true, 11), 0);
+    assert_int_equal(buf_escaped_fit(&b, "\\", 1, true, 1), 0);
+    assert_int_equal(buf_escaped_fit(&b, "\\", 1, true, 2), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integer_parse_matches_strtoll),
         cmocka_unit_test(utf8_and_bytes),
+        cmocka_unit_test(escaping),
+        cmocka_unit_test(escaping_fits),
     };
     return cmocka_run_group_tests_name("text", tests, NULL, NULL);
 }
