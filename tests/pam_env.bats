@@ -269,3 +269,63 @@ teardown() {
     assert_equal "$(head -n1 "$TMP/rendered")" '# BEGIN nccl-init'
     assert_equal "$(tail -n1 "$TMP/rendered")" '# END nccl-init'
 }
+
+# pam_env (Linux-PAM 1.5.2, modules/pam_env/pam_env.c) reads with fgets
+# into BUF_SIZE 8192 bytes: _assemble_line gives up on a longer line ("line
+# too long") and _parse_env_file stops there, keeping what it set before.
+@test "a 9004-byte line: the block goes before it, the login gets the profile, and a warning says why" {
+    long=OPERATOR_LONG=$(head -c 8990 /dev/zero | tr '\0' x)
+    printf '%s\n' FOO=bar "$long" AFTER=1 >/etc/environment
+    cp /etc/environment "$TMP/before"
+    assert_equal "$(sed -n 2p /etc/environment | tr -d '\n' | wc -c)" 9004
+
+    run --separate-stderr ni_etc_env
+    assert_success
+    warned=$stderr
+
+    # the real libpam: the line before the long one and the block, nothing after
+    run --separate-stderr ssh_root env
+    assert_success
+    assert_line FOO=bar
+    assert_pcie_8gpu
+    refute_line AFTER=1
+    refute_line --partial OPERATOR_LONG
+
+    [[ "$warned" == *"warning: sink etc-environment: /etc/environment:11: the line is longer than the 8190 bytes pam_env reads (9004 bytes): pam_env reads no line from there on; the nccl-init block put before it"* ]]
+    outside_block /etc/environment >"$TMP/outside"
+    cmp "$TMP/before" "$TMP/outside"
+    assert_equal "$(sed -n 2p /etc/environment)" '# BEGIN nccl-init'
+
+    # a restart: the block stays where it is, the warning is said again
+    first=$(sha256sum </etc/environment)
+    run --separate-stderr ni_etc_env
+    assert_success
+    assert_equal "$(sha256sum </etc/environment)" "$first"
+    [[ "$stderr" == *"/etc/environment:11: the line is longer than the 8190 bytes pam_env reads (9004 bytes): pam_env reads no line from there on; the nccl-init block is before it"* ]]
+
+    # remove gives the operator's bytes back
+    run --separate-stderr env -i PATH="$CLEAN_PATH" "$NI" remove
+    cmp "$TMP/before" /etc/environment
+}
+
+# _assemble_line joins a line that ends in '\' with the next one that is not
+# a comment: appended after such a last line, the block's first value would
+# be glued to it (and pam_env drops a continued line the file ends in).
+@test "a last line that ends in '\\': the block goes before it, its values intact" {
+    printf '%s\n' FOO=bar 'CONT=a\' >/etc/environment
+    cp /etc/environment "$TMP/before"
+
+    run --separate-stderr ni_etc_env
+    assert_success
+    warned=$stderr
+
+    run --separate-stderr ssh_root env
+    assert_success
+    assert_line FOO=bar
+    assert_pcie_8gpu
+    refute_line --partial CONT=
+
+    [[ "$warned" == *"/etc/environment:11: the line ends in '\\' and the file ends: pam_env drops it"* ]]
+    outside_block /etc/environment >"$TMP/outside"
+    cmp "$TMP/before" "$TMP/outside"
+}

@@ -263,6 +263,51 @@ EOF
     assert_equal "$(cat "$R/etc/environment")" $'A=1\n# END nccl-init'
 }
 
+@test "a made file whose block holds lines nccl-init did not write is left as it is, one warning, exit 1" {
+    start --root "$R" --sinks etc-environment,nccl-conf,record
+    # the operator's own line, inside the block of a file nccl-init created
+    sed -i 's/^# END nccl-init$/MINE=1\n&/' "$R/etc/nccl.conf"
+    tree_state "$R/etc/nccl.conf" >"$TMP/before"
+    run --separate-stderr "$NI" remove --root "$R"
+    assert_failure 1
+    assert_equal "$(grep -c warning <<<"$stderr")" 1
+    [[ "$stderr" == *"nccl-init: warning: sink nccl-conf: $R/etc/nccl.conf: nccl-init created it, but the lines in its block are not the ones it wrote: they may be yours; left as it is"* ]]
+    diff "$TMP/before" <(tree_state "$R/etc/nccl.conf")
+    grep -qx MINE=1 "$R/etc/nccl.conf"
+    # the other sinks are removed all the same
+    [ ! -e "$R/etc/environment" ]
+    [ ! -e "$R/run/nccl-init" ]
+}
+
+@test "a made file that is no longer owned as nccl-init made it loses its block and is kept" {
+    start --root "$R" --sinks etc-environment,nccl-conf
+    chown nobody:nogroup "$R/etc/environment"
+    chmod 0600 "$R/etc/nccl.conf"
+    run --separate-stderr "$NI" remove --root "$R"
+    assert_success
+    assert_equal "$(stat -c '%s %U:%G %a' "$R/etc/environment")" '0 nobody:nogroup 644'
+    assert_equal "$(stat -c '%s %U:%G %a' "$R/etc/nccl.conf")" '0 root:root 600'
+    [[ "$stderr" == *"sink etc-environment: $R/etc/environment: nccl-init created it, but it is now $(id -u nobody):$(id -g nobody), mode 0644, 1 link(s), not 0:0, 0644, one link: the block taken out, the file kept"* ]]
+    [[ "$stderr" == *"sink nccl-conf: $R/etc/nccl.conf: nccl-init created it, but it is now 0:0, mode 0600, 1 link(s)"* ]]
+}
+
+@test "NCCL_CONF_FILE in a sticky directory: another user's file with a made block is not deleted" {
+    chmod 0755 "$TMP"
+    mkdir -m 1777 "$TMP/sticky"
+    NCCL_CONF_FILE=$TMP/sticky/nccl.conf start --root "$R" --sinks nccl-conf
+    grep -qx "$MADE" "$TMP/sticky/nccl.conf"
+    # the same bytes, but a file of another user's, there in its place
+    cp "$TMP/sticky/nccl.conf" "$TMP/copy"
+    rm "$TMP/sticky/nccl.conf"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'umask 022; cat >"$1"' sh \
+        "$TMP/sticky/nccl.conf" <"$TMP/copy"
+    assert_equal "$(stat -c %U "$TMP/sticky/nccl.conf")" nobody
+    run --separate-stderr env NCCL_CONF_FILE="$TMP/sticky/nccl.conf" "$NI" remove --root "$R"
+    assert_success
+    assert_equal "$(stat -c '%s %U' "$TMP/sticky/nccl.conf")" '0 nobody'
+    [[ "$stderr" == *"nccl-init created it, but it is now $(id -u nobody):$(id -g nobody), mode 0644"* ]]
+}
+
 @test "a symlink at a target, or in its path, is refused and nothing behind it touched, exit 1" {
     start --root "$R" --sinks etc-environment,record
     mv "$R/etc/environment" "$TMP/environment"

@@ -12,6 +12,9 @@ END='# END nccl-init'
 # ended (block.h): render does not print it.
 MADE='# nccl-init created this file'
 NEWLINE='# nccl-init added the newline before this block'
+# After MADE, the sha256 of the block's lines below it (remove deletes the
+# file only while they are what nccl-init wrote).
+SUM_RE='^# sha256 of the lines nccl-init wrote below: [0-9a-f]{64}$'
 
 setup() {
     unset_nccl_env
@@ -35,7 +38,7 @@ ni_start() { "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu "$@"
 
 # The managed block of a file, markers included, without its note (what
 # render prints); its note; and everything else.
-block_of() { sed -n "/^$BEGIN\$/,/^$END\$/p" "$1" | grep -vxF -e "$MADE" -e "$NEWLINE"; }
+block_of() { sed -n "/^$BEGIN\$/,/^$END\$/p" "$1" | grep -vxF -e "$MADE" -e "$NEWLINE" | grep -vE "$SUM_RE"; }
 note_of() { sed -n "/^$BEGIN\$/{n;p}" "$1" | grep -xF -e "$MADE" -e "$NEWLINE" || true; }
 outside_of() { sed "/^$BEGIN\$/,/^$END\$/d" "$1"; }
 
@@ -299,14 +302,17 @@ files_in() { ls -A "$1"; }
     while IFS= read -r line; do
         n=$((n + 1))
         if [[ "$line" == '#'* ]]; then
-            [[ "$line" == "$BEGIN" || "$line" == "$END" || "$line" == "$MADE" ]] ||
-                { echo "line $n: $line"; return 1; }
+            [[ "$line" == "$BEGIN" || "$line" == "$END" || "$line" == "$MADE" ||
+                "$line" =~ $SUM_RE ]] || { echo "line $n: $line"; return 1; }
         else
             [[ "$line" =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]] ]] || { echo "line $n: $line"; return 1; }
             [[ "$line" == NCCL_* ]] || { echo "line $n: not NCCL_*: $line"; return 1; }
         fi
     done <"$f"
     [ "$n" -ge 8 ]
+    # the sum is the sha256 of the lines between it and END
+    assert_equal "$(sed -n 3p "$f" | sed 's/.*: //')" \
+        "$(sed -n '4,/^# END nccl-init$/p' "$f" | sed '$d' | sha256sum | cut -c1-64)"
     grep -qx NCCL_ALGO=Tree "$f"
     run ! grep -q '^NCCL_PROTO' "$f"
 }

@@ -18,6 +18,21 @@
  * the bytes there were. A replaced block keeps its note. */
 #define BLOCK_MADE "# nccl-init created this file"
 #define BLOCK_NEWLINE "# nccl-init added the newline before this block"
+/* A MADE note is followed by this line and the sha256 (64 hex digits) of
+ * the block's lines below it: remove deletes the file only when they are
+ * still exactly the lines nccl-init wrote. */
+#define BLOCK_SUM "# sha256 of the lines nccl-init wrote below: "
+
+/* What block_splice did (or found). */
+enum {
+    BLOCK_NONE = 0,    /* no block to take out */
+    BLOCK_SPLICED = 1, /* out holds the file with the block put in or taken out */
+    BLOCK_ALONE = 2,   /* remove: the file is a MADE one, exactly as nccl-init wrote
+                          it, nothing else in it: delete it (out is empty) */
+    BLOCK_EDITED = 3,  /* remove: a MADE block whose lines are not the ones nccl-init
+                          wrote (BLOCK_SUM): someone edited them; out is empty, and
+                          the file is to be left as it is */
+};
 
 /* Builds in out the file old with its block replaced by body (which is the
  * block's inner lines, each ending in '\n'). A file without a block gets
@@ -26,10 +41,10 @@
  * old BEGIN ("\r\n" in a CRLF file), and its note; the body's lines always
  * end in '\n'. With body NULL, the inverse (remove): out is old without
  * its block, and without the newline a NEWLINE note says nccl-init added
- * when the block still ends the file. Returns 1; 0 when there is no block
- * to take out; 2 when the file is nccl-init's alone (a MADE note, nothing
- * else in it: delete it); -EBADMSG when old has a BEGIN without an END, or more
- * than one block: then it is not ours to guess at. */
+ * when the block still ends the file. Returns BLOCK_SPLICED; BLOCK_NONE,
+ * BLOCK_ALONE or BLOCK_EDITED (above) on remove; -EBADMSG when old has a
+ * BEGIN without an END, or more than one block: then it is not ours to
+ * guess at. */
 int block_splice(struct buf *out, const char *old, size_t oldlen, const char *body, bool at_top,
                  bool created);
 
@@ -39,5 +54,17 @@ bool block_only(const char *old, size_t n);
 
 /* The block alone, markers included: what render prints. */
 void block_wrap(struct buf *out, const char *body);
+
+/* Where old's block is: *begin the offset of its BEGIN line, *end just
+ * past its END line (and that line's newline). False when old has no
+ * block, or a damaged one (block_splice's -EBADMSG). */
+bool block_find(const char *old, size_t n, size_t *begin, size_t *end);
+
+/* The file old (which has no block) with the block body put in at
+ * offset at, a line start: what a sink does when the end of the file is
+ * not a place its reader reaches (sinks.c, /etc/environment). made: the
+ * file is one nccl-init created (a MADE note). */
+void block_insert(struct buf *out, const char *old, size_t n, const char *body, size_t at,
+                  bool made);
 
 #endif

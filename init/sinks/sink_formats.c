@@ -9,9 +9,13 @@
 #include <errno.h>
 #include <string.h>
 
-/* pam_env reads a line of at most 8190 bytes and silently drops the rest of
- * the file after a longer one. */
-#define PAM_ENV_MAX_LINE 8190
+/* pam_env reads /etc/environment with fgets into a buffer of BUF_SIZE 8192
+ * bytes (Linux-PAM 1.5.2, modules/pam_env/pam_env.c): a line of at most
+ * 8190 bytes and its newline. _assemble_line returns -1 for a longer one
+ * ("line too long"), and _parse_env_file's loop ends there: the rest of
+ * the file is silently dropped. */
+#define PAM_ENV_BUF 8192
+#define PAM_ENV_MAX_LINE (PAM_ENV_BUF - 2)
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -52,6 +56,78 @@ static const char *pam_env_problem(const struct var *v)
     if (strlen(v->key) + 1 + n > PAM_ENV_MAX_LINE)
         return "the line would exceed pam_env's 8190 bytes";
     return NULL;
+}
+
+/* One physical line as _assemble_line takes it into its buffer at used
+ * bytes in (a line that a '\' before it joins to goes after the ones
+ * before): the new used, 0 when the logical line ends here; *cont when it
+ * ends in '\' (blanks after it allowed) and goes on. A blank or comment
+ * line changes nothing, inside a continuation too. */
+static size_t assemble(const char *l, size_t len, size_t used, bool *cont)
+{
+    size_t ws = 0;
+    while (ws < len && (l[ws] == ' ' || l[ws] == '\n' || l[ws] == '\t'))
+        ws++;
+    if (ws == len || l[ws] == '#')
+        return used;
+    const char *hash = memchr(l + ws, '#', len - ws);
+    *cont = false;
+    if (hash)
+        return 0; /* what follows '#' is a comment, a '\' in it too */
+    size_t e = len;
+    while (e > ws && (l[e - 1] == ' ' || l[e - 1] == '\t' || l[e - 1] == '\n'))
+        e--;
+    if (l[e - 1] != '\\')
+        return 0;
+    *cont = true;
+    return used + e - 1; /* the '\' is cut, the next line goes there */
+}
+
+bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st)
+{
+    *st = (struct pam_env_stop){ .at = n };
+    size_t used = 0, start = 0;
+    unsigned line = 0, start_line = 0;
+    bool cont = false;
+    for (size_t i = 0; i < n; line++) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - s) - i + 1 : n - i;
+        if (i == probe)
+            st->joined = cont;
+        if (!cont) {
+            start = i;
+            start_line = line + 1;
+        }
+        /* fgets reads at most PAM_ENV_BUF - 1 - used bytes; a line that
+         * does not fit, or that holds a NUL (its strlen then ends before
+         * the newline), ends the reading: "line too long", "corrupted or
+         * binary file". The last line needs no newline if shorter. */
+        size_t room = PAM_ENV_BUF - 1 - used;
+        if (nl ? len > room : len >= room)
+            st->why = cont ? "the lines a '\\' joins are longer than the 8190 bytes pam_env reads"
+                           : "the line is longer than the 8190 bytes pam_env reads";
+        else if (memchr(s + i, '\0', len))
+            st->why = "the line holds a NUL byte";
+        if (st->why) {
+            st->at = start;
+            st->line = start_line;
+            st->len = nl ? len - 1 : len;
+            return false;
+        }
+        used = assemble(s + i, len, used, &cont);
+        i += len;
+    }
+    if (probe >= n)
+        st->joined = cont;
+    if (!cont)
+        return true;
+    /* At the end of the file in a continuation: "incomplete read", that
+     * logical line dropped; a block after it would be joined to it. */
+    st->why = "the line ends in '\\' and the file ends: pam_env drops it";
+    st->at = start;
+    st->line = start_line;
+    st->len = n - start;
+    return false;
 }
 
 void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip)

@@ -14,6 +14,25 @@ void sink_skip_warn(const char *sink, const char *key, const char *why);
 
 /* pam_env syntax for /etc/environment. */
 void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip);
+/* Where pam_env stops reading a file (pam_env_scan). */
+struct pam_env_stop {
+    size_t at;       /* the start of the line where it stops (of the first of
+                        the lines a '\' joins to it): the last place a block
+                        is read at; the file's length when it reads it all */
+    unsigned line;   /* that line's number, 1 the first; 0 when none */
+    const char *why; /* what stops it there, or NULL */
+    size_t len;      /* the line's length, without its newline */
+    bool joined;     /* the line at offset probe is joined to the one before
+                        it (that one ends in '\'): a block there would not
+                        be read as its own lines */
+};
+/* Reads text s[0..n) as Linux-PAM's pam_env reads /etc/environment
+ * (1.5.2, Debian 12's: modules/pam_env/pam_env.c, _parse_env_file and
+ * _assemble_line): true when it reads every line. pam_env stops for good
+ * at a line longer than it takes, at a NUL byte, and drops a last line
+ * that ends in '\'; the lines before stay set. */
+bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st);
+
 /* NCCL's nccl.conf: KEY=VALUE, NCCL_* keys only; first, when plugin is
  * not NULL, NCCL_ENV_PLUGIN=plugin (sinks/env_plugin.h), unless the set
  * carries NCCL_ENV_PLUGIN itself. */

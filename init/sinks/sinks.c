@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -137,13 +138,99 @@ static int unlink_target(struct target *t, int flags)
     return unlinkat(t->dfd, t->name, flags) < 0 ? -errno : 2;
 }
 
+/* out (a file with its block, body the block's lines) with the block
+ * moved to where pam_env reads it: taken out, then put back at the end,
+ * or, when pam_env stops before the end (pam_env_scan), at the start of
+ * the line where it stops. Either way pam_env reads the operator's lines
+ * before that line, then the block, as it would with the block last; the
+ * lines from there on it never reads, with or without the block. */
+static void pam_env_move(struct buf *out, size_t b, const char *body)
+{
+    const char *nl = memchr(out->data + b, '\n', out->len - b);
+    size_t note = nl ? (size_t)(nl - out->data) + 1 : out->len;
+    bool made = out->len - note > strlen(BLOCK_MADE) &&
+                memcmp(out->data + note, BLOCK_MADE "\n", strlen(BLOCK_MADE) + 1) == 0;
+    /* Something outside the block stops pam_env: never BLOCK_ALONE. */
+    struct buf rest = { 0 }, moved = { 0 };
+    block_splice(&rest, out->data, out->len, NULL, false, false);
+    const char *r = rest.data ? rest.data : "";
+    struct pam_env_stop st;
+    if (pam_env_scan(r, rest.len, SIZE_MAX, &st))
+        block_splice(&moved, r, rest.len, body, false, made);
+    else
+        block_insert(&moved, r, rest.len, body, st.at, made);
+    buf_free(&rest);
+    buf_free(out);
+    *out = moved;
+}
+
+/* The etc-environment sink's block goes where pam_env reads it: out is
+ * the file with the block spliced in; moved (pam_env_move) when pam_env
+ * would stop before it, or join it to a line ending in '\'. A line that
+ * stops pam_env is said in one warning each start, and returned as the
+ * result's note (NULL when pam_env reads the whole file). */
+static char *pam_env_place(struct buf *out, const char *path, const char *body)
+{
+    size_t b, e;
+    struct pam_env_stop st;
+    if (!block_find(out->data, out->len, &b, &e))
+        return NULL;
+    bool all = pam_env_scan(out->data, out->len, b, &st);
+    bool move = st.joined || st.at < e;
+    if (move) {
+        pam_env_move(out, b, body);
+        all = pam_env_scan(out->data, out->len, SIZE_MAX, &st);
+    }
+    if (all)
+        return NULL;
+    log_warn("sink etc-environment: %s:%u: %s (%zu bytes): pam_env reads no line from there on; "
+             "the nccl-init block %s before it",
+             path, st.line, st.why, st.len, move ? "put" : "is");
+    struct buf note = { 0 };
+    buf_printf(&note, "pam_env stops at line %u (%s); the block is before it", st.line, st.why);
+    return note.data;
+}
+
+/* A block splice_write does not touch: one warning, a failed result. */
+static void left_alone(struct sink_report *r, const char *sink, const char *path, const char *why,
+                       const char *reason)
+{
+    log_warn("sink %s: %s: %s", sink, path, why);
+    result(r, sink, path, "failed")->reason = xstrdup(reason);
+    r->failures++;
+}
+
+/* remove: is t's file still owned as nccl-init created it (atomic.h: the
+ * writer's uid and gid, 0644, one link)? Else someone took it over
+ * (chown, chmod, or another user's file in a sticky directory that
+ * NCCL_CONF_FILE names): it is kept, without its block. */
+static bool as_created(struct target *t, const char *sink)
+{
+    struct stat st;
+    t->step = "check target";
+    if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return false;
+    bool ours = S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_gid == getegid() &&
+                (st.st_mode & 07777) == 0644 && st.st_nlink == 1;
+    if (!ours)
+        log_info("sink %s: %s: nccl-init created it, but it is now %lu:%lu, mode %04o, %lu link(s), "
+                 "not %lu:%lu, 0644, one link: the block taken out, the file kept",
+                 sink, t->path, (unsigned long)st.st_uid, (unsigned long)st.st_gid,
+                 (unsigned)(st.st_mode & 07777), (unsigned long)st.st_nlink,
+                 (unsigned long)geteuid(), (unsigned long)getegid());
+    return ours;
+}
+
 /* Replaces the managed block of the file t (open) with body, atomically;
- * with body NULL (remove) takes it out, and deletes the file when the
- * block says the file is nccl-init's alone (block_splice). old is the file
- * as the caller already read it (rd: what target_read returned; freed
- * here), or NULL to read it now. A file that already holds the block is
- * left alone: no second read, no write, no fsync on a restart. Returns
- * the result (NULL on failure). */
+ * with body NULL (remove) takes it out, and deletes the file when it is
+ * exactly what nccl-init created (block_splice's BLOCK_ALONE, owned as
+ * created); a made file whose block someone edited is left as it is.
+ * old is the file as the caller already read it (rd: what target_read
+ * returned; freed here), or NULL to read it now. A file that already
+ * holds the block is left alone: no second read, no write, no fsync on a
+ * restart. place, when not NULL, may move a new block to where the
+ * file's reader reaches it (pam_env_place). Returns the result (NULL on
+ * failure). */
 static struct sink_result *splice_write(struct sink_report *r, const char *sink, struct target *t,
                                         const char *body, bool at_top, char *old, size_t oldlen,
                                         int rd)
@@ -156,16 +243,21 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     }
     struct buf out = { 0 };
     int k = block_splice(&out, old, oldlen, body, at_top, e == 1);
-    if (k < 0) {
+    char *note = NULL;
+    if (k >= 0 && body && strcmp(sink, "etc-environment") == 0)
+        note = pam_env_place(&out, path, body);
+    if (k < 0 || k == BLOCK_EDITED) {
         xfree(old);
-        log_warn("sink %s: %s: its nccl-init block is damaged (a BEGIN without an END, or two "
-                 "blocks); skipped",
-                 sink, path);
-        result(r, sink, path, "failed")->reason = xstrdup("damaged block");
-        r->failures++;
+        buf_free(&out);
+        if (k < 0)
+            left_alone(r, sink, path, "its nccl-init block is damaged (a BEGIN without an END, "
+                       "or two blocks); skipped", "damaged block");
+        else
+            left_alone(r, sink, path, "nccl-init created it, but the lines in its block are not "
+                       "the ones it wrote: they may be yours; left as it is", "block edited");
         return NULL;
     }
-    if (k == 2) {
+    if (k == BLOCK_ALONE && as_created(t, sink)) {
         e = unlink_target(t, 0);
     } else if (!k || (out.len == oldlen && (oldlen == 0 || memcmp(out.data, old, oldlen) == 0))) {
         e = 1; /* no block to take out, or the block as it is */
@@ -175,14 +267,16 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     xfree(old);
     buf_free(&out);
     if (e < 0) {
+        xfree(note);
         target_failed(r, sink, t, e);
         return NULL;
     }
     const char *outcome = OUTCOME(e);
     log_msg(body || e == 1 ? LOG_DEBUG : LOG_INFO, "sink %s: %s %s", sink, path, outcome);
-    return result(r, sink, path, outcome);
+    struct sink_result *x = result(r, sink, path, outcome);
+    x->reason = note;
+    return x;
 }
-
 
 /* A sitecustomize further down sys.path than the stdlib: the ones that a
  * hook in the stdlib directory would shadow. */

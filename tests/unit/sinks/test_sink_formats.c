@@ -6,6 +6,8 @@
 #include "nccl/envset.h"
 #include "sinks/sink_formats.h"
 
+#define BEGIN_LINE "# BEGIN nccl-init\n"
+
 static char skipped[1024];
 
 static void note_skip(const char *sink, const char *key, const char *why)
@@ -117,7 +119,10 @@ static void block_notes(void **state)
     (void)state;
     struct buf out = { 0 };
     assert_int_equal(block_splice(&out, "", 0, "X=1\n", false, true), 1);
-    assert_string_equal(out.data, "# BEGIN nccl-init\n" BLOCK_MADE "\nX=1\n# END nccl-init\n");
+    /* printf 'X=1\n' | sha256sum */
+    assert_string_equal(out.data, "# BEGIN nccl-init\n" BLOCK_MADE "\n" BLOCK_SUM
+                                  "7169412703c3edbf2de7c2dcd1fb1476dea91d7c951621eb2e3b79c06a3d174e"
+                                  "\nX=1\n# END nccl-init\n");
     /* the same at the top (the Python hook) */
     struct buf top = { 0 };
     assert_int_equal(block_splice(&top, "", 0, "X=1\n", true, true), 1);
@@ -134,7 +139,9 @@ static void block_notes(void **state)
     xfree(s);
     /* replaced: the note stays, the body changes */
     s = splice(out.data, "X=2\n", false, &rc);
-    assert_string_equal(s, "# BEGIN nccl-init\n" BLOCK_MADE "\nX=2\n# END nccl-init\n");
+    assert_string_equal(s, "# BEGIN nccl-init\n" BLOCK_MADE "\n" BLOCK_SUM
+                           "7cb9786fd111333eb2b25bf969a8ccbf41c4f7e6331b69fec0c43bc87e83548a"
+                           "\nX=2\n# END nccl-init\n");
     xfree(s);
     s = splice("A=1\r\n# BEGIN nccl-init\r\n" BLOCK_NEWLINE "\nOLD\n# END nccl-init\r\n", "Z\n",
                false, &rc);
@@ -248,6 +255,126 @@ static void remove_what_is_not_ours(void **state)
         assert_int_equal(rc, -EBADMSG);
         xfree(s);
     }
+}
+
+/* A made file is deleted only while its block's lines are the ones
+ * nccl-init wrote (BLOCK_SUM); edited, it is left as it is. */
+static void remove_an_edited_made_file(void **state)
+{
+    (void)state;
+    struct buf made = { 0 }, out = { 0 };
+    assert_int_equal(block_splice(&made, "", 0, "X=1\n", false, true), BLOCK_SPLICED);
+    assert_contains(made.data, "\n" BLOCK_MADE "\n" BLOCK_SUM);
+    assert_int_equal(block_splice(&out, made.data, made.len, NULL, false, false), BLOCK_ALONE);
+    /* the operator's line inside the block, or a value changed */
+    static const char *const edits[][2] = { { "X=1\n", "X=1\nMINE=1\n" }, { "X=1", "X=2" },
+                                            { "X=1\n", "" } };
+    for (size_t i = 0; i < ARRAY_SIZE(edits); i++) {
+        char *e = strdup(made.data), *at = strstr(e, edits[i][0]);
+        struct buf ed = { 0 };
+        buf_add(&ed, e, (size_t)(at - e));
+        buf_str(&ed, edits[i][1]);
+        buf_str(&ed, at + strlen(edits[i][0]));
+        buf_free(&out);
+        assert_int_equal(block_splice(&out, ed.data, ed.len, NULL, false, false), BLOCK_EDITED);
+        assert_int_equal(out.len, 0);
+        /* with lines outside the block too: still left as it is */
+        buf_str(&ed, "AFTER=1\n");
+        assert_int_equal(block_splice(&out, ed.data, ed.len, NULL, false, false), BLOCK_EDITED);
+        /* a start replaces it all the same, with a fresh sum */
+        struct buf again = { 0 };
+        assert_int_equal(block_splice(&again, ed.data, ed.len, "X=1\n", false, false),
+                         BLOCK_SPLICED);
+        assert_contains(again.data, "X=1\n# END nccl-init\nAFTER=1\n");
+        assert_non_null(strstr(again.data, made.data + strlen(BEGIN_LINE)));
+        buf_free(&again);
+        buf_free(&ed);
+        free(e);
+    }
+    /* a sum line that is not one (not 64 digits): an older block, no sum */
+    buf_free(&out);
+    const char *old = "# BEGIN nccl-init\n" BLOCK_MADE "\n" BLOCK_SUM "abc\nX=1\n# END nccl-init\n";
+    assert_int_equal(block_splice(&out, old, strlen(old), NULL, false, false), BLOCK_SPLICED);
+    assert_int_equal(out.len, 0);
+    buf_free(&out);
+    buf_free(&made);
+}
+
+/* block_find and block_insert: where a block is, and one put in at a line. */
+static void block_find_and_insert(void **state)
+{
+    (void)state;
+    const char *f = "A=1\n# BEGIN nccl-init\nX\n# END nccl-init\nB=2\n";
+    size_t b, e;
+    assert_true(block_find(f, strlen(f), &b, &e));
+    assert_int_equal(b, 4);
+    assert_int_equal(e, strlen(f) - 4);
+    assert_false(block_find("A=1\n", 4, &b, &e));
+    assert_false(block_find("# BEGIN nccl-init\n", 18, &b, &e));
+    struct buf out = { 0 };
+    block_insert(&out, "A=1\nB=2\n", 8, "X\n", 4, false);
+    assert_string_equal(out.data, "A=1\n# BEGIN nccl-init\nX\n# END nccl-init\nB=2\n");
+    buf_free(&out);
+}
+
+/* pam_env_scan against Linux-PAM 1.5.2's _assemble_line: BUF_SIZE 8192,
+ * a line of 8190 bytes and its newline read, one more stops it; a NUL
+ * stops it; a '\' joins lines (comments and blank lines between are
+ * skipped); a last line still joined is dropped. */
+static void pam_env_reading(void **state)
+{
+    (void)state;
+    static char f[3 * 9000];
+    struct pam_env_stop st;
+    assert_true(pam_env_scan("A=1\nB=2\n", 8, SIZE_MAX, &st));
+    assert_int_equal(st.at, 8);
+    assert_false(st.joined);
+    for (size_t len = 8189; len <= 8192; len++) {
+        memset(f, 'x', sizeof f);
+        memcpy(f, "A=1\nL=", 6);
+        f[4 + len] = '\n';
+        memcpy(f + 4 + len + 1, "B=2\n", 5);
+        size_t n = strlen(f);
+        bool all = pam_env_scan(f, n, SIZE_MAX, &st);
+        assert_int_equal(all, len <= 8190);
+        if (!all) {
+            assert_int_equal(st.at, 4);
+            assert_int_equal(st.line, 2);
+            assert_int_equal(st.len, len);
+            assert_contains(st.why, "longer than the 8190 bytes pam_env reads");
+        }
+    }
+    /* the last line without a newline: 8190 bytes are read, 8191 are not */
+    memset(f, 'x', 8191);
+    f[8191] = '\0';
+    assert_false(pam_env_scan(f, 8191, SIZE_MAX, &st));
+    assert_true(pam_env_scan(f, 8190, SIZE_MAX, &st));
+    /* a NUL byte */
+    assert_false(pam_env_scan("A=1\nB=\0\nC=3\n", 12, SIZE_MAX, &st));
+    assert_int_equal(st.line, 2);
+    assert_contains(st.why, "NUL");
+    /* a continuation: the block's place after it is joined; at the end of
+     * the file it is dropped, and the block goes where it starts */
+    const char *c = "A=1\nB=a\\\n# c\n\nb\nC=\\  \n";
+    assert_false(pam_env_scan(c, strlen(c), 9, &st));
+    assert_true(st.joined); /* the comment line, inside B's continuation */
+    assert_int_equal(st.at, 16);
+    assert_int_equal(st.line, 6);
+    assert_contains(st.why, "ends in '\\' and the file ends");
+    assert_true(pam_env_scan(c, 16, SIZE_MAX, &st));
+    /* a '\' after '#' is a comment's, and a "\r" keeps the '\' from the end */
+    assert_true(pam_env_scan("A=1 # x\\\nB=a\\\r\n", 15, SIZE_MAX, &st));
+    assert_false(st.joined);
+    /* joined lines count together against the buffer */
+    memset(f, 'y', sizeof f);
+    memcpy(f, "L=", 2);
+    f[5000] = '\\';
+    f[5001] = '\n';
+    f[9002] = '\n';
+    f[9003] = '\0';
+    assert_false(pam_env_scan(f, 9003, SIZE_MAX, &st));
+    assert_int_equal(st.at, 0);
+    assert_contains(st.why, "the lines a '\\' joins");
 }
 
 /* An envset whose resolved set is the given KEY=VALUE pairs. As
@@ -451,6 +578,9 @@ int main(void)
         cmocka_unit_test(block_notes),
         cmocka_unit_test(remove_is_the_inverse),
         cmocka_unit_test(remove_what_is_not_ours),
+        cmocka_unit_test(remove_an_edited_made_file),
+        cmocka_unit_test(block_find_and_insert),
+        cmocka_unit_test(pam_env_reading),
         cmocka_unit_test(pam_env_values),
         cmocka_unit_test(nccl_conf_values),
         cmocka_unit_test(python_hook_is_static),
