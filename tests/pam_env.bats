@@ -325,7 +325,7 @@ teardown() {
     assert_pcie_8gpu
     refute_line --partial CONT=
 
-    [[ "$warned" == *"/etc/environment:11: the line ends in '\\' and the file ends: pam_env drops it"* ]]
+    [[ "$warned" == *"/etc/environment:11: the line ends in a backslash and the file ends: pam_env drops it"* ]]
     outside_block /etc/environment >"$TMP/outside"
     cmp "$TMP/before" "$TMP/outside"
 }

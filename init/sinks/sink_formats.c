@@ -50,7 +50,7 @@ static const char *pam_env_problem(const struct var *v)
     if (s[0] == '"' || s[0] == '\'')
         return "pam_env strips quotes";
     if (s[n - 1] == '\\')
-        return "pam_env joins a line ending in '\\' with the next";
+        return "pam_env joins a line ending in a backslash with the next";
     if (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
         return "pam_env does not keep surrounding blanks";
     if (strlen(v->key) + 1 + n > PAM_ENV_MAX_LINE)
@@ -104,7 +104,8 @@ bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st
          * binary file". The last line needs no newline if shorter. */
         size_t room = PAM_ENV_BUF - 1 - used;
         if (nl ? len > room : len >= room)
-            st->why = cont ? "the lines a '\\' joins are longer than the 8190 bytes pam_env reads"
+            st->why = cont ? "the lines a backslash joins are longer than the 8190 bytes pam_env "
+                             "reads"
                            : "the line is longer than the 8190 bytes pam_env reads";
         else if (memchr(s + i, '\0', len))
             st->why = "the line holds a NUL byte";
@@ -123,7 +124,7 @@ bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st
         return true;
     /* At the end of the file in a continuation: "incomplete read", that
      * logical line dropped; a block after it would be joined to it. */
-    st->why = "the line ends in '\\' and the file ends: pam_env drops it";
+    st->why = "the line ends in a backslash and the file ends: pam_env drops it";
     st->at = start;
     st->line = start_line;
     st->len = n - start;

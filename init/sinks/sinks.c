@@ -213,8 +213,8 @@ static bool as_created(struct target *t, const char *sink)
     bool ours = S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_gid == getegid() &&
                 (st.st_mode & 07777) == 0644 && st.st_nlink == 1;
     if (!ours)
-        log_info("sink %s: %s: nccl-init created it, but it is now %lu:%lu, mode %04o, %lu link(s), "
-                 "not %lu:%lu, 0644, one link: the block taken out, the file kept",
+        log_info("sink %s: %s: nccl-init created it, but it is now %lu:%lu, mode %04o, "
+                 "%lu link(s), not %lu:%lu, 0644, one link: the block taken out, the file kept",
                  sink, t->path, (unsigned long)st.st_uid, (unsigned long)st.st_gid,
                  (unsigned)(st.st_mode & 07777), (unsigned long)st.st_nlink,
                  (unsigned long)geteuid(), (unsigned long)getegid());

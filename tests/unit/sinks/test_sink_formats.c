@@ -360,7 +360,7 @@ static void pam_env_reading(void **state)
     assert_true(st.joined); /* the comment line, inside B's continuation */
     assert_int_equal(st.at, 16);
     assert_int_equal(st.line, 6);
-    assert_contains(st.why, "ends in '\\' and the file ends");
+    assert_contains(st.why, "ends in a backslash and the file ends");
     assert_true(pam_env_scan(c, 16, SIZE_MAX, &st));
     /* a '\' after '#' is a comment's, and a "\r" keeps the '\' from the end */
     assert_true(pam_env_scan("A=1 # x\\\nB=a\\\r\n", 15, SIZE_MAX, &st));
@@ -374,7 +374,7 @@ static void pam_env_reading(void **state)
     f[9003] = '\0';
     assert_false(pam_env_scan(f, 9003, SIZE_MAX, &st));
     assert_int_equal(st.at, 0);
-    assert_contains(st.why, "the lines a '\\' joins");
+    assert_contains(st.why, "the lines a backslash joins");
 }
 
 /* An envset whose resolved set is the given KEY=VALUE pairs. As
