@@ -398,9 +398,9 @@ refused() {
     assert_success
     run env -i "$TMP/prefix/bin/python3" -c 'import os, sitecustomize as s; print(os.readlink("/proc/self/fd/%d" % s._nccl_record))'
     assert_output "$TMP/root/run/nccl-init/profile.env"
-    # render prints the same block, but for the note of a file nccl-init created
+    # render prints the same block, but for the note of a file nccl-init created and its sha256 line
     assert_equal "$(sed -n 2p "$TMP/prefix/lib/python$PYV/sitecustomize.py")" '# nccl-init created this file'
-    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$TMP/prefix/lib/python$PYV/sitecustomize.py" | sed 2d) \
+    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$TMP/prefix/lib/python$PYV/sitecustomize.py" | sed 2,3d) \
         <("$NI" render -q --root "$TMP/root" --profile-dir "$PROFILES" -p pcie-8gpu --format python)
 }
 
