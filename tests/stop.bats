@@ -145,7 +145,7 @@ stage_between() {
     cat "$TMP/err"
     [ "$status" -eq 143 ]
     grep -Eq "stop: ended by the main child's own exit after [0-9]+ ms; the rest of the tree was empty at [0-9]+ ms" "$TMP/err"
-    ! grep -q "cleanup stage" "$TMP/err"
+    run ! grep -q "cleanup stage" "$TMP/err"
 }
 
 @test "a cleanup window not shorter than the grace exits 2 with one line and starts nothing" {
