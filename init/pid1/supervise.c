@@ -82,6 +82,7 @@ struct state {
     long long told_at;    /* when the rest of the tree got its SIGTERM */
     long long kill_at;    /* when KILLING began */
     unsigned stops;       /* stop signals received */
+    bool by_signal;       /* the grace started at a stop signal, not at the main child's exit */
     bool rest_told;       /* the rest of the tree has had its SIGTERM */
     bool by_cleanup;      /* ... at the cleanup stage, the main child still alive */
     bool cut_short;       /* KILLING began at a second stop signal, not the deadline */
@@ -115,10 +116,11 @@ static const char *plural(long n)
 
 /* The grace clock starts once, at the first stop signal or at the main
  * child's own exit, whichever comes first. */
-static void start_grace(struct state *st, const struct stop_policy *p)
+static void start_grace(struct state *st, const struct stop_policy *p, bool by_signal)
 {
     if (st->phase != RUNNING)
         return;
+    st->by_signal = by_signal;
     unsigned cleanup = stop_cleanup_ms(p);
     st->phase = STOPPING;
     st->start = now_ms();
@@ -221,7 +223,7 @@ static void on_signal(struct state *st, const struct stop_policy *p,
     forward(st, p, sig, to);
     if (!stop)
         return;
-    start_grace(st, p);
+    start_grace(st, p, true);
     if (p->signal_group && st->child && !st->rest_told)
         stop_rest(st, p, "the stop signal (--signal-group)");
 }
@@ -324,8 +326,8 @@ static void log_stop(const struct state *st, const struct stop_policy *p)
     if (st->phase == RUNNING)
         return;
     long long end = now_ms() - st->start;
-    int level = st->stops || st->phase == KILLING ? LOG_INFO : LOG_DEBUG;
-    const char *since = st->stops ? "the stop signal" : "the main child's exit";
+    int level = st->by_signal || st->phase == KILLING ? LOG_INFO : LOG_DEBUG;
+    const char *since = st->by_signal ? "the stop signal" : "the main child's exit";
     char stage[96] = "";
     struct buf b = BUF_FIXED(stage);
     if (st->by_cleanup)
@@ -339,7 +341,7 @@ static void log_stop(const struct state *st, const struct stop_policy *p)
                 "%u ms before the deadline; the main child exited at %lld ms, the tree was "
                 "empty at %lld ms", st->told_at - st->start, since, stop_cleanup_ms(p),
                 st->child_gone - st->start, end);
-    else if (st->stops)
+    else if (st->by_signal)
         log_msg(level, "stop: ended by the main child's own exit after %lld ms; the rest of the "
                 "tree was empty at %lld ms", st->child_gone - st->start, end);
     else
@@ -370,7 +372,7 @@ static void watch(struct state *st, int sfd, const struct stop_policy *p)
         more = more || r == MORE_ZOMBIES;
         /* The main child is gone: now, and only now, the rest. */
         if (st->child == 0 && !st->rest_told && st->phase != KILLING) {
-            start_grace(st, p);
+            start_grace(st, p, false);
             stop_rest(st, p, "the main child's exit");
         }
         on_clock(st, p);
