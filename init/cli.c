@@ -26,7 +26,7 @@ static const char *const verbs[] = {
 enum {
     O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
     O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_SIGNAL_CHILD, O_SIGNAL_GROUP, O_REWRITE, O_GRACE,
-    O_KILL_EXIT_CODE, O_JSON, O_ALL, O_PID, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
+    O_CLEANUP, O_KILL_EXIT_CODE, O_JSON, O_ALL, O_PID, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 };
 
 #define RUN (1 << VERB_RUN)
@@ -62,6 +62,7 @@ static const struct optdef {
     { "signal-group", 'g', O_SIGNAL_GROUP, 0, RUN },
     { "rewrite", 0, O_REWRITE, 1, RUN },
     { "grace", 0, O_GRACE, 1, RUN },
+    { "cleanup", 0, O_CLEANUP, 1, RUN },
     { "kill-exit-code", 0, O_KILL_EXIT_CODE, 1, RUN },
     { "json", 0, O_JSON, 0, VERIFY | DETECT },
     { "all", 0, O_ALL, 0, VERIFY },
@@ -120,8 +121,9 @@ static void parse_rewrite(struct options *o, const char *arg)
     o->stop.rewrite[f] = (signed char)t;
 }
 
-/* "8", "0.5", "2.25" seconds -> milliseconds. */
-static unsigned parse_seconds(const char *arg)
+/* "8", "0.5", "2.25" seconds -> milliseconds; what names the setting in
+ * the error. */
+static unsigned parse_seconds(const char *arg, const char *what)
 {
     unsigned long long ms = 0;
     const char *s = arg;
@@ -132,7 +134,7 @@ static unsigned parse_seconds(const char *arg)
         for (unsigned scale = 100; *++s >= '0' && *s <= '9'; scale /= 10)
             ms += (unsigned)(*s - '0') * scale;
     if (*s || s == arg || ms > 86400000ULL)
-        die(EXIT_USAGE, "grace %s: expected seconds, up to 86400", arg);
+        die(EXIT_USAGE, "%s %s: expected seconds, up to 86400", what, arg);
     return (unsigned)ms;
 }
 
@@ -180,7 +182,12 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
         break;
     }
     case O_REWRITE: parse_rewrite(o, arg); break;
-    case O_GRACE: o->stop.grace_ms = parse_seconds(arg); break;
+    case O_GRACE: o->stop.grace_ms = parse_seconds(arg, "grace"); break;
+    case O_CLEANUP:
+        o->stop.cleanup_ms = parse_seconds(arg, "cleanup");
+        o->cleanup_from = "--cleanup ";
+        o->cleanup_text = arg;
+        break;
     case O_KILL_EXIT_CODE: {
         long long n;
         if (!parse_c_integer(arg, &n) || strspn(arg, "0123456789") != strlen(arg) || n > 255)
@@ -240,7 +247,13 @@ static void parse_environment(struct options *o)
 {
     const char *grace = getenv("NCCL_INIT_GRACE");
     if (grace && *grace)
-        o->stop.grace_ms = parse_seconds(grace);
+        o->stop.grace_ms = parse_seconds(grace, "grace");
+    const char *cleanup = getenv("NCCL_INIT_CLEANUP");
+    if (cleanup && *cleanup) {
+        o->stop.cleanup_ms = parse_seconds(cleanup, "cleanup");
+        o->cleanup_from = "NCCL_INIT_CLEANUP=";
+        o->cleanup_text = cleanup;
+    }
     const char *lvl = getenv("NCCL_INIT_LOG");
     if (lvl && *lvl) {
         int l = log_level_parse(lvl);
@@ -341,6 +354,18 @@ static void check_complete(struct options *o)
         die(EXIT_USAGE, "%s: unexpected argument '%s'", verbs[o->verb], o->operands[0]);
 }
 
+/* The cleanup stage must come before the deadline, or not at all: a window
+ * as long as the grace would SIGTERM the tree together with the main child,
+ * which is what -g is for. Checked once both values are known, wherever
+ * each came from. */
+static void check_cleanup(const struct options *o)
+{
+    const struct stop_policy *p = &o->stop;
+    if (p->cleanup_ms > 0 && (unsigned long)p->cleanup_ms >= p->grace_ms)
+        die(EXIT_USAGE, "%s%s: the cleanup window must be shorter than the grace of %u ms, or 0 "
+            "for no cleanup stage", o->cleanup_from, o->cleanup_text, p->grace_ms);
+}
+
 void cli_parse(int argc, char **argv, struct options *o)
 {
     memset(o, 0, sizeof *o);
@@ -351,6 +376,8 @@ void cli_parse(int argc, char **argv, struct options *o)
     parse_arguments(o, argc, argv, i);
     if (o->verb != VERB_HELP && o->verb != VERB_VERSION)
         check_complete(o);
+    if (o->verb == VERB_RUN)
+        check_cleanup(o);
 }
 
 char *cli_profile_dir(const struct options *o)
@@ -369,6 +396,7 @@ void cli_usage(void)
         "        --profile-dir DIR (" PROFILE_DIR_DEFAULT ")  --root DIR  --enforce\n"
         "        --sinks etc-environment,python,nccl-conf,record|all|none  --strict\n"
         "        --python PY  --grace SECONDS (8; or NCCL_INIT_GRACE)  -g|--signal-group\n"
+        "        --cleanup SECONDS (2 or a quarter of the grace; or NCCL_INIT_CLEANUP)\n"
         "        --rewrite FROM:TO\n"
         "        --kill-exit-code N  --cap-drop CAPS  --cap-add CAPS  --no-new-privs\n"
         "        --nccl-lib LIBNCCL  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"

@@ -28,7 +28,9 @@ struct options {
     bool strict;    /* a sink that cannot be written stops the start */
     const char **python; /* --python interpreters (run, install) */
     size_t npython;
-    struct stop_policy stop; /* --signal-group, --rewrite, --grace, --kill-exit-code */
+    struct stop_policy stop; /* --signal-group, --rewrite, --grace, --cleanup, --kill-exit-code */
+    const char *cleanup_from, *cleanup_text; /* "--cleanup " or "NCCL_INIT_CLEANUP=", and the
+                                                value: for the error when it is too long */
     bool json, all;          /* verify, detect */
     pid_t *pids;             /* verify --pid */
     size_t npids;

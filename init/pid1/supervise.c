@@ -12,8 +12,19 @@
  * The stop is Docker's contract, which vLLM and SGLang are built on: the
  * stop signal goes to the main process alone, and the main process shuts
  * its own tree down in its own order (vLLM drains requests, then tells its
- * engine, which tells its workers). The rest of the tree gets SIGTERM only
- * once the main process has exited, and SIGKILL at the grace deadline.
+ * engine, which tells its workers). The rest of the tree gets SIGTERM once
+ * the main process has exited, and SIGKILL at the grace deadline.
+ *
+ * Between the two, the cleanup stage: a cleanup window before the deadline
+ * the rest of the tree gets SIGTERM even while the main process lives. A
+ * main process that exits on SIGTERM through sys.exit() runs
+ * multiprocessing's exit handler, which joins its non-daemon workers; a
+ * worker that stops only on SIGTERM then waits for one that nobody in the
+ * tree sends, and without the stage both would be killed mid-cleanup. A
+ * server whose own shutdown ends before the stage never sees it. The main
+ * process is left out: it has had its stop signal, and a second one could
+ * cut its own shutdown short.
+ *
  * --signal-group keeps the older whole-group stop for trees that need it. */
 #include "pid1/supervise.h"
 
@@ -44,7 +55,15 @@ void stop_policy_init(struct stop_policy *p)
     memset(p, 0, sizeof *p);
     memset(p->rewrite, -1, sizeof p->rewrite);
     p->grace_ms = DEFAULT_GRACE_MS;
+    p->cleanup_ms = -1;
     p->kill_exit_code = -1;
+}
+
+unsigned stop_cleanup_ms(const struct stop_policy *p)
+{
+    if (p->cleanup_ms >= 0)
+        return (unsigned)p->cleanup_ms;
+    return p->grace_ms / 4 < DEFAULT_CLEANUP_MS ? p->grace_ms / 4 : DEFAULT_CLEANUP_MS;
 }
 
 enum phase { RUNNING, STOPPING, KILLING };
@@ -54,12 +73,20 @@ struct state {
     pid_t child;         /* the main child, 0 once reaped */
     int status;          /* its wait status */
     enum phase phase;
-    long long deadline;  /* STOPPING: the end of the grace (ms, CLOCK_MONOTONIC) */
-    long long next_pass; /* KILLING: when to look for survivors again */
-    unsigned stops;      /* stop signals received */
-    bool rest_told;      /* the rest of the tree has had its SIGTERM */
-    bool cut_short;      /* KILLING began at a second stop signal, not the deadline */
-    long killed;         /* processes the first SIGKILL reached; -1: unknown */
+    /* Times in ms of CLOCK_MONOTONIC; -1: not (yet) */
+    long long start;      /* the grace's start: the first stop signal or the main child's exit */
+    long long cleanup_at; /* STOPPING: the cleanup stage; -1: no stage */
+    long long deadline;   /* STOPPING: the end of the grace */
+    long long next_pass;  /* KILLING: when to look for survivors again */
+    long long child_gone; /* when the main child was reaped */
+    long long told_at;    /* when the rest of the tree got its SIGTERM */
+    long long kill_at;    /* when KILLING began */
+    unsigned stops;       /* stop signals received */
+    bool by_signal;       /* the grace started at a stop signal, not at the main child's exit */
+    bool rest_told;       /* the rest of the tree has had its SIGTERM */
+    bool by_cleanup;      /* ... at the cleanup stage, the main child still alive */
+    bool cut_short;       /* KILLING began at a second stop signal, not the deadline */
+    long killed;          /* processes the first SIGKILL reached; -1: unknown */
 };
 
 static long long now_ms(void)
@@ -89,31 +116,41 @@ static const char *plural(long n)
 
 /* The grace clock starts once, at the first stop signal or at the main
  * child's own exit, whichever comes first. */
-static void start_grace(struct state *st, const struct stop_policy *p)
+static void start_grace(struct state *st, const struct stop_policy *p, bool by_signal)
 {
     if (st->phase != RUNNING)
         return;
+    st->by_signal = by_signal;
+    unsigned cleanup = stop_cleanup_ms(p);
     st->phase = STOPPING;
-    st->deadline = now_ms() + p->grace_ms;
+    st->start = now_ms();
+    st->deadline = st->start + p->grace_ms;
+    st->cleanup_at = cleanup ? st->deadline - cleanup : -1;
 }
 
 /* SIGTERM to the rest of the tree, then SIGCONT to whatever is stopped so
- * that it can act on it. With the main child alive (--signal-group) its
- * group is left out: it has had the stop signal itself. */
-static void stop_rest(struct state *st, const struct stop_policy *p)
+ * that it can act on it. With the main child alive it is left out, having
+ * had the stop signal itself: at the cleanup stage the main child alone,
+ * under --signal-group its whole group, which had the signal too. */
+static void stop_rest(struct state *st, const struct stop_policy *p, const char *when)
 {
-    struct tree_filter f = { .skip_pgid = st->child ? st->child : 0 };
+    struct tree_filter f = { 0 };
+    if (st->child && p->signal_group)
+        f.skip_pgid = st->child;
+    else if (st->child)
+        f.skip_pid = st->child;
     long n = tree_signal(SIGTERM, &f);
     f.stopped_only = true;
     tree_signal(SIGCONT, &f);
     st->rest_told = true;
+    st->told_at = now_ms();
     if (n < 0)
         log_warn("cannot read /proc: %s; %s", strerror((int)-n),
-                 st->self == 1 && !f.skip_pgid ? "SIGTERM went to every process through kill(-1)"
-                                               : "the rest of the tree gets no SIGTERM");
+                 st->self == 1 && !st->child ? "SIGTERM went to every process through kill(-1)"
+                                             : "the rest of the tree gets no SIGTERM");
     else
-        log_debug("stopping: SIGTERM to %ld more process%s, grace %u ms", n, plural(n),
-                  p->grace_ms);
+        log_debug("stopping at %s: SIGTERM to %ld more process%s, %lld ms into the grace of %u ms",
+                  when, n, plural(n), st->told_at - st->start, p->grace_ms);
 }
 
 /* One SIGKILL pass over what is left. As a subreaper without /proc the
@@ -133,6 +170,7 @@ static void begin_kill(struct state *st, bool cut_short)
 {
     st->phase = KILLING;
     st->cut_short = cut_short;
+    st->kill_at = now_ms();
     st->killed = kill_pass(st);
 }
 
@@ -185,9 +223,9 @@ static void on_signal(struct state *st, const struct stop_policy *p,
     forward(st, p, sig, to);
     if (!stop)
         return;
-    start_grace(st, p);
+    start_grace(st, p, true);
     if (p->signal_group && st->child && !st->rest_told)
-        stop_rest(st, p);
+        stop_rest(st, p, "the stop signal (--signal-group)");
 }
 
 enum reaped { TREE_EMPTY, CHILDREN_LEFT, MORE_ZOMBIES };
@@ -214,6 +252,7 @@ static enum reaped reap(struct state *st)
         if (pid == st->child) {
             st->child = 0;
             st->status = status;
+            st->child_gone = now_ms();
         }
     }
     return MORE_ZOMBIES;
@@ -224,20 +263,28 @@ static int poll_timeout(const struct state *st, bool more)
 {
     if (more)
         return 0;
-    long long until = st->phase == STOPPING ? st->deadline
-                      : st->phase == KILLING ? st->next_pass
-                                             : -1;
+    long long until = st->phase == KILLING    ? st->next_pass
+                      : st->phase != STOPPING ? -1
+                      : !st->rest_told && st->cleanup_at >= 0 ? st->cleanup_at
+                                                               : st->deadline;
     if (until < 0)
         return -1;
     long long left = until - now_ms();
     return left <= 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
 }
 
-static void on_clock(struct state *st)
+static void on_clock(struct state *st, const struct stop_policy *p)
 {
-    if (st->phase == STOPPING && now_ms() >= st->deadline)
+    long long now = now_ms();
+    /* The cleanup stage: only a main child that still runs is left to wait
+     * on, and the window before the deadline is what the rest has left. */
+    if (st->phase == STOPPING && !st->rest_told && st->cleanup_at >= 0 && now >= st->cleanup_at) {
+        st->by_cleanup = true;
+        stop_rest(st, p, "the cleanup stage");
+    }
+    if (st->phase == STOPPING && now >= st->deadline)
         begin_kill(st, false);
-    else if (st->phase == KILLING && now_ms() >= st->next_pass)
+    else if (st->phase == KILLING && now >= st->next_pass)
         kill_pass(st);
 }
 
@@ -271,6 +318,37 @@ static int exit_code(const struct state *st, const struct stop_policy *p)
     return p->kill_exit_code >= 0 ? p->kill_exit_code : code;
 }
 
+/* One line on which stage ended the stop, in ms from its start. A main
+ * child that exits by itself, with no stop signal and nothing killed, is
+ * the normal end of a batch job: that line is for -v. */
+static void log_stop(const struct state *st, const struct stop_policy *p)
+{
+    if (st->phase == RUNNING)
+        return;
+    long long end = now_ms() - st->start;
+    int level = st->by_signal || st->phase == KILLING ? LOG_INFO : LOG_DEBUG;
+    const char *since = st->by_signal ? "the stop signal" : "the main child's exit";
+    char stage[96] = "";
+    struct buf b = BUF_FIXED(stage);
+    if (st->by_cleanup)
+        buf_printf(&b, "; the cleanup stage SIGTERMed the tree at %lld ms", st->told_at - st->start);
+    if (st->phase == KILLING)
+        log_msg(level, "stop: ended by SIGKILL %s, %lld ms after %s%s",
+                st->cut_short ? "at a second stop signal" : "at the deadline",
+                st->kill_at - st->start, since, stage);
+    else if (st->by_cleanup)
+        log_msg(level, "stop: ended at the cleanup stage: the tree got SIGTERM %lld ms after %s, "
+                "%u ms before the deadline; the main child exited at %lld ms, the tree was "
+                "empty at %lld ms", st->told_at - st->start, since, stop_cleanup_ms(p),
+                st->child_gone - st->start, end);
+    else if (st->by_signal)
+        log_msg(level, "stop: ended by the main child's own exit after %lld ms; the rest of the "
+                "tree was empty at %lld ms", st->child_gone - st->start, end);
+    else
+        log_msg(level, "the main child exited by itself; the rest of the tree was empty %lld ms "
+                "later", end);
+}
+
 /* The loop: signals and exits until the tree is empty, its one way out. */
 static void watch(struct state *st, int sfd, const struct stop_policy *p)
 {
@@ -294,10 +372,10 @@ static void watch(struct state *st, int sfd, const struct stop_policy *p)
         more = more || r == MORE_ZOMBIES;
         /* The main child is gone: now, and only now, the rest. */
         if (st->child == 0 && !st->rest_told && st->phase != KILLING) {
-            start_grace(st, p);
-            stop_rest(st, p);
+            start_grace(st, p, false);
+            stop_rest(st, p, "the main child's exit");
         }
-        on_clock(st);
+        on_clock(st, p);
     }
 }
 
@@ -336,8 +414,11 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
     if (chdir("/") < 0)
         log_debug("chdir /: %s", strerror(errno));
 
-    struct state st = { .self = self, .child = pid, .phase = RUNNING };
+    struct state st = { .self = self, .child = pid, .phase = RUNNING, .start = -1,
+                        .cleanup_at = -1, .child_gone = -1, .told_at = -1, .kill_at = -1 };
     watch(&st, sfd, p);
     close(sfd);
-    return exit_code(&st, p);
+    int code = exit_code(&st, p);
+    log_stop(&st, p);
+    return code;
 }

@@ -15,6 +15,14 @@
  * with the server's status. */
 #define DEFAULT_GRACE_MS 8000
 
+/* The cleanup window: at the latest this long before the deadline the rest
+ * of the tree gets SIGTERM, even while the main child still runs. The
+ * default is 2 s, or a quarter of the grace when that is shorter: a server
+ * keeps all but the margin the grace chain leaves anyway (doc/pid1.md), and
+ * a worker that stops only on SIGTERM, which its own main process waits on,
+ * gets its SIGTERM with time to clean up instead of a SIGKILL. */
+#define DEFAULT_CLEANUP_MS 2000
+
 struct stop_policy {
     /* Forward every signal to the child's process group, and on a stop
      * SIGTERM the rest of the tree at once, without waiting for the main
@@ -23,10 +31,15 @@ struct stop_policy {
     bool signal_group;
     signed char rewrite[_NSIG]; /* -1: as is; 0: drop; else the signal to send */
     unsigned grace_ms;         /* from the stop's start to SIGKILL */
+    long cleanup_ms;           /* the cleanup window; 0: none; -1: the default */
     int kill_exit_code;        /* exit code when stragglers were killed; -1: the child's */
 };
 
 void stop_policy_init(struct stop_policy *p);
+
+/* The cleanup window in effect: cleanup_ms, or the default for the grace.
+ * Shorter than the grace, or 0. */
+unsigned stop_cleanup_ms(const struct stop_policy *p);
 
 /* Forks and execs the child, then supervises until the tree is empty.
  * Returns the exit code: the child's status, 128+N for a fatal signal N,

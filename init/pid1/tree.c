@@ -36,6 +36,8 @@ static bool wanted(const struct proc_stat *st, pid_t self, const struct tree_fil
         return false; /* dead already: its parent reaps it */
     if (f && f->skip_pgid && st->pgrp == f->skip_pgid)
         return false;
+    if (f && f->skip_pid && st->pid == f->skip_pid)
+        return false;
     if (f && f->stopped_only && st->state != 'T')
         return false;
     return self == 1 || descends(st->ppid, self);
@@ -49,7 +51,7 @@ long tree_signal(int sig, const struct tree_filter *f)
     struct proc_scan scan;
     int err = proc_scan_open(&scan, dents, sizeof dents, true);
     if (err < 0) {
-        if (self == 1 && !(f && f->skip_pgid))
+        if (self == 1 && !(f && (f->skip_pgid || f->skip_pid)))
             kill(-1, sig);
         return err;
     }
