@@ -63,8 +63,8 @@ static const struct optdef {
     { "rewrite", 0, O_REWRITE, 1, RUN },
     { "grace", 0, O_GRACE, 1, RUN },
     { "kill-exit-code", 0, O_KILL_EXIT_CODE, 1, RUN },
-    { "json", 0, O_JSON, 0, VERIFY | DETECT },
-    { "all", 0, O_ALL, 0, VERIFY },
+    { "json", 0, O_JSON, 0, CHECK | VERIFY | DETECT },
+    { "all", 0, O_ALL, 0, RENDER | VERIFY },
     { "pid", 0, O_PID, 1, VERIFY },
     { "verbose", 'v', O_VERBOSE, 0, ANY },
     { "quiet", 'q', O_QUIET, 0, ANY },
@@ -339,6 +339,10 @@ static void check_complete(struct options *o)
         die(EXIT_USAGE, "check: no profile given (usage: nccl-init check FILE|NAME...)");
     if (o->verb >= VERB_RENDER && o->noperands) /* render, verify, detect, remove, install */
         die(EXIT_USAGE, "%s: unexpected argument '%s'", verbs[o->verb], o->operands[0]);
+    if (o->verb == VERB_RENDER && o->all && o->format && strcmp(o->format, "env") &&
+        strcmp(o->format, "json"))
+        die(EXIT_USAGE, "--all: only --format env and json print the environment; the other "
+                        "formats are what a sink writes");
 }
 
 void cli_parse(int argc, char **argv, struct options *o)
@@ -372,8 +376,9 @@ void cli_usage(void)
         "        --rewrite FROM:TO\n"
         "        --kill-exit-code N  --cap-drop CAPS  --cap-add CAPS  --no-new-privs\n"
         "        --nccl-lib LIBNCCL  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"
-        "check:  [--nccl-lib LIBNCCL] FILE|NAME...\n"
+        "check:  [--nccl-lib LIBNCCL] [--json] FILE|NAME...\n"
         "render: [-p PROFILE]... [--enforce] [--format env|json|etc-environment|python|nccl-conf]\n"
+        "        [--all] (the whole environment, not only the resolved set)\n"
         "verify: [--json] [--all] [--pid PID]...\n"
         "detect: [--json]\n"
         "remove: [--root DIR]\n"

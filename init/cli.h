@@ -29,7 +29,7 @@ struct options {
     const char **python; /* --python interpreters (run, install) */
     size_t npython;
     struct stop_policy stop; /* --signal-group, --rewrite, --grace, --kill-exit-code */
-    bool json, all;          /* verify, detect */
+    bool json, all;          /* json: check, verify, detect; all: render, verify */
     pid_t *pids;             /* verify --pid */
     size_t npids;
     char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME...; NULL-terminated */
