@@ -64,8 +64,8 @@ static const struct optdef {
     { "grace", 0, O_GRACE, 1, RUN },
     { "cleanup", 0, O_CLEANUP, 1, RUN },
     { "kill-exit-code", 0, O_KILL_EXIT_CODE, 1, RUN },
-    { "json", 0, O_JSON, 0, VERIFY | DETECT },
-    { "all", 0, O_ALL, 0, VERIFY },
+    { "json", 0, O_JSON, 0, CHECK | VERIFY | DETECT },
+    { "all", 0, O_ALL, 0, RENDER | VERIFY },
     { "pid", 0, O_PID, 1, VERIFY },
     { "verbose", 'v', O_VERBOSE, 0, ANY },
     { "quiet", 'q', O_QUIET, 0, ANY },
@@ -352,6 +352,10 @@ static void check_complete(struct options *o)
         die(EXIT_USAGE, "check: no profile given (usage: nccl-init check FILE|NAME...)");
     if (o->verb >= VERB_RENDER && o->noperands) /* render, verify, detect, remove, install */
         die(EXIT_USAGE, "%s: unexpected argument '%s'", verbs[o->verb], o->operands[0]);
+    if (o->verb == VERB_RENDER && o->all && o->format && strcmp(o->format, "env") &&
+        strcmp(o->format, "json"))
+        die(EXIT_USAGE, "--all: only --format env and json print the environment; the other "
+                        "formats are what a sink writes");
 }
 
 /* The cleanup stage must come before the deadline, or not at all: a window
@@ -400,8 +404,9 @@ void cli_usage(void)
         "        --rewrite FROM:TO\n"
         "        --kill-exit-code N  --cap-drop CAPS  --cap-add CAPS  --no-new-privs\n"
         "        --nccl-lib LIBNCCL  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"
-        "check:  [--nccl-lib LIBNCCL] FILE|NAME...\n"
+        "check:  [--nccl-lib LIBNCCL] [--json] FILE|NAME...\n"
         "render: [-p PROFILE]... [--enforce] [--format env|json|etc-environment|python|nccl-conf]\n"
+        "        [--all] (the whole environment, not only the resolved set)\n"
         "verify: [--json] [--all] [--pid PID]...\n"
         "detect: [--json]\n"
         "remove: [--root DIR]\n"

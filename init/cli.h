@@ -31,7 +31,7 @@ struct options {
     struct stop_policy stop; /* --signal-group, --rewrite, --grace, --cleanup, --kill-exit-code */
     const char *cleanup_from, *cleanup_text; /* "--cleanup " or "NCCL_INIT_CLEANUP=", and the
                                                 value: for the error when it is too long */
-    bool json, all;          /* verify, detect */
+    bool json, all;          /* json: check, verify, detect; all: render, verify */
     pid_t *pids;             /* verify --pid */
     size_t npids;
     char **operands; /* run: COMMAND [ARGS...]; check: FILE|NAME...; NULL-terminated */

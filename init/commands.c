@@ -29,10 +29,11 @@ extern char **environ;
 /* resolve for a verb: resolve's share of the options, with the profile
  * directory in effect (cli_profile_dir) worked out here, so that resolve
  * needs nothing else of the command line. check (each file judged alone
- * too) stops at the profiles; the others go on to the environment when
- * the profiles are valid. Returns the error count. */
+ * too) stops at the profiles, its findings gathered into f for --json; the
+ * others go on to the environment when the profiles are valid. Returns the
+ * error count. */
 static unsigned resolve(struct resolved *r, const struct options *o, const char *const *profiles,
-                        size_t n, bool check)
+                        size_t n, bool check, struct findings *f)
 {
     char *dir = cli_profile_dir(o);
     struct resolve_options ro = {
@@ -42,35 +43,60 @@ static unsigned resolve(struct resolved *r, const struct options *o, const char 
         .root = o->root,
         .nccl_lib = o->nccl_lib,
         .enforce = o->enforce,
+        .strict = o->strict,
         .each_alone = check,
+        .collect = f ? findings_collect : NULL,
+        .collect_ctx = f,
     };
     int errors = resolve_profiles(r, &ro);
     if (errors < 0)
         die(EXIT_USAGE, "--nccl-lib %s: %s", o->nccl_lib,
             errors == -ENOENT ? "no NCCL_* names in it" : strerror(-errors));
-    if (!errors && !check)
+    if (!errors && !check) {
         resolve_environment(r, &ro, environ);
+        errors = (int)r->diag.errors; /* --strict's refusals of environment values */
+    }
     xfree(dir);
     return (unsigned)errors;
 }
 
+static void write_stdout(const struct buf *b)
+{
+    int w = write_all(STDOUT_FILENO, b->data ? b->data : "", b->len);
+    if (w < 0)
+        die(1, "writing to stdout: %s", strerror(-w));
+}
+
+/* With --json the findings are one document on stdout, and stderr keeps
+ * only what is not about the profiles. */
 int cmd_check(const struct options *o)
 {
     struct resolved r;
-    resolve(&r, o, (const char *const *)o->operands, o->noperands, true);
-    log_info("checked %zu profile%s: %u error%s, %u warning%s", o->noperands,
-             o->noperands == 1 ? "" : "s", r.diag.errors, r.diag.errors == 1 ? "" : "s",
-             r.diag.warnings, r.diag.warnings == 1 ? "" : "s");
+    struct findings f = { 0 };
+    resolve(&r, o, (const char *const *)o->operands, o->noperands, true, o->json ? &f : NULL);
+    if (o->json) {
+        struct buf b = { 0 };
+        render_check_json(&b, &f, &r.diag, r.profiles, r.n);
+        write_stdout(&b);
+    } else {
+        log_info("checked %zu profile%s: %u error%s, %u warning%s", o->noperands,
+                 o->noperands == 1 ? "" : "s", r.diag.errors, r.diag.errors == 1 ? "" : "s",
+                 r.diag.warnings, r.diag.warnings == 1 ? "" : "s");
+    }
     return r.diag.errors ? EXIT_USAGE : 0;
 }
 
 static int resolve_or_fail(struct resolved *r, const struct options *o, const char *what)
 {
-    if (resolve(r, o, o->profiles, o->nprofiles, false)) {
+    if (!resolve(r, o, o->profiles, o->nprofiles, false, NULL))
+        return 0;
+    /* The environment is composed only from valid profiles: an error with
+     * the set composed is --strict's, about an environment value. */
+    if (r->env.names)
+        log_error("--strict: an environment value beats the profile's: %s", what);
+    else
         log_error("invalid profile: %s", what);
-        return EXIT_USAGE;
-    }
-    return 0;
+    return EXIT_USAGE;
 }
 
 int cmd_render(const struct options *o)
@@ -83,9 +109,11 @@ int cmd_render(const struct options *o)
     struct buf b = { 0 }, body = { 0 };
     const char *f = o->format ? o->format : "env";
     if (strcmp(f, "json") == 0)
-        render_json(&b, &r.env, o->enforce);
+        render_json(&b, &r.env, o->enforce, o->all);
     else if (strcmp(f, "env") == 0)
-        render_env(&b, &r.env);
+        render_env(&b, &r.env, o->all);
+    if (!o->all && (strcmp(f, "json") == 0 || strcmp(f, "env") == 0))
+        render_log_left_out(&r.env);
     if (strcmp(f, "etc-environment") == 0)
         format_etc_environment(&body, &r.env, sink_skip_warn);
     else if (strcmp(f, "python") == 0)
@@ -95,11 +123,9 @@ int cmd_render(const struct options *o)
         sink_nccl_conf_block(&body, o->root, &r.env, &p); /* the plugin line too */
         env_plugin_free(&p);
     }
-    if (b.len == 0)
+    if (b.len == 0 && strcmp(f, "env") != 0)
         block_wrap(&b, body.data ? body.data : ""); /* exactly what the sink writes */
-    int w = write_all(STDOUT_FILENO, b.data ? b.data : "", b.len);
-    if (w < 0)
-        die(1, "writing to stdout: %s", strerror(-w));
+    write_stdout(&b);
     return 0;
 }
 
@@ -139,19 +165,38 @@ static void started(pid_t pid, void *ctx)
 /* NCCL's nccl.conf reader keeps 1023 bytes of a key and of a value
  * (setEnvFile in src/misc/param.cc): a longer profile value cannot reach
  * NCCL through the nccl-conf sink. check warns; with the sink on, run
- * refuses to start rather than write a block NCCL would misread. */
-static bool conf_too_long(const struct envset *env)
+ * refuses to start rather than write a block NCCL would misread. An
+ * environment value that beats the profile's is the caller's: the sink
+ * leaves the key out, with the environment's warning (validate_entry),
+ * and only --strict refuses, as it refuses a sink it cannot write. Logs
+ * why and returns EXIT_USAGE, or returns 0. */
+static int conf_too_long(const struct envset *env, bool strict)
 {
     struct diag d = { 0 };
+    unsigned from_env = 0;
     for (size_t i = 0; i < env->n; i++) {
         const struct var *v = &env->v[i];
-        if (v->entry && sink_carries(v) && strncmp(v->key, "NCCL_", 5) == 0 &&
-            strcmp(v->key, "NCCL_CONF_FILE") != 0 && nccl_conf_cuts(v->key, v->value))
+        if (!v->entry || !sink_carries(v) || strncmp(v->key, "NCCL_", 5) != 0 ||
+            strcmp(v->key, "NCCL_CONF_FILE") == 0 || !nccl_conf_cuts(v->key, v->value))
+            continue;
+        if (!v->overridden)
             diag(&d, DIAG_ERROR, v->entry->file, v->entry->line,
                  "%s: longer than the %d bytes NCCL's nccl.conf reader keeps; shorten it or "
                  "leave nccl-conf out of --sinks", v->key, NCCL_CONF_MAX);
+        else if (strict) {
+            from_env++;
+            diag(&d, DIAG_ERROR, "environment", 0, "%s: the environment's value is %zu bytes, "
+                 "longer than the %d bytes NCCL's nccl.conf reader keeps, and beats the "
+                 "profile's (%s:%u sets %.40s%s): the nccl-conf sink would carry neither",
+                 v->key, strlen(v->value), NCCL_CONF_MAX, v->entry->file, v->entry->line,
+                 v->entry->value, strlen(v->entry->value) > 40 ? "..." : "");
+        }
     }
-    return d.errors > 0;
+    if (!d.errors)
+        return 0;
+    log_error("%s: command not started", d.errors > from_env
+              ? "invalid profile" : "--strict: an environment value beats the profile's");
+    return EXIT_USAGE;
 }
 
 int cmd_run(const struct options *o, const struct inherited_signals *sig)
@@ -170,10 +215,8 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     rc = resolve_or_fail(r, o, "command not started");
     if (rc)
         return rc;
-    if ((o->sinks & SINK_NCCL_CONF) && conf_too_long(&r->env)) {
-        log_error("invalid profile: command not started");
-        return EXIT_USAGE;
-    }
+    if ((o->sinks & SINK_NCCL_CONF) && (rc = conf_too_long(&r->env, o->strict)))
+        return rc;
     /* Then the command, in the child's PATH: one that cannot be run exits
      * 127 or 126 here, before any sink has changed a file. */
     rc = command_lookup(o->operands[0], envset_get(&r->env, "PATH"), &st.path);

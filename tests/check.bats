@@ -69,9 +69,9 @@ check_text() {
 }
 
 @test "control characters and over-long lines" {
-    check_text 'A=x\r\nB=\033[31m\n'
+    check_text 'A=x\ty\nB=\033[31m\n'
     assert_failure 2
-    [[ "$stderr" == *"p.env:1: error: A: value contains control character 0x0d (CRLF line ending?)"* ]]
+    [[ "$stderr" == *"p.env:1: error: A: value contains control character 0x09"* ]]
     [[ "$stderr" == *"p.env:2: error: B: value contains control character 0x1b"* ]]
     { printf 'A='; head -c 5000 /dev/zero | tr '\0' x; printf '\n'; } >"$TMP/p.env"
     run --separate-stderr "$NI" check "$TMP/p.env"
@@ -215,7 +215,12 @@ check_text() {
 @test "a missing profile is an error" {
     run --separate-stderr ni_check no-such-profile
     assert_failure 2
-    [[ "$stderr" == *"no-such-profile.env: error: cannot read profile: No such file or directory"* ]]
+    [[ "$stderr" == *"no-such-profile.env: error: no profile no-such-profile in $PROFILES"* ]]
+    # a path that is not there: read as given, no directory to search
+    run --separate-stderr "$NI" check "$TMP/missing.env"
+    assert_failure 2
+    assert_equal "$stderr" "$TMP/missing.env: error: cannot read profile: No such file or directory
+nccl-init: checked 1 profile: 1 error, 0 warnings"
 }
 
 @test "check with no argument is a usage error" {
@@ -270,4 +275,77 @@ check_text() {
     run --separate-stderr "$NI" check "$TMP/p.env"
     assert_failure 2
     [[ "$stderr" == *"p.env:1: warning: CUDA_DEVICE_MAX_CONNECTIONS=: SGLang always sets it to 8"*"p.env:2: error: NCCL_NVLS_ENABLE=2x: not a whole number"*"p.env:2: warning: NCCL_NVLS_ENABLE=2x: SGLang sets it to 0"* ]]
+}
+
+@test "a CRLF file is one error at its first CRLF line, not one per line" {
+    check_text 'NCCL_PROTO=LL\r\nNCCL_ALGO=Ring\r\n# a comment\r\nNCCL_BUFFSIZE=16777216\r\n'
+    assert_failure 2
+    assert_equal "$stderr" "$TMP/p.env:1: error: the file has CRLF line ends (Windows); convert it with dos2unix or sed -i 's/\\r\$//'
+nccl-init: checked 1 profile: 1 error, 0 warnings"
+    check_text '# header\nNCCL_PROTO=LL\nNCCL_ALGO=Ring\r\nNCCL_BUFFSIZE=1\r\n'
+    assert_failure 2
+    [[ "$stderr" == "$TMP/p.env:3: error: the file has CRLF line ends (Windows)"* ]]
+    [ "$(grep -c ': error: ' <<<"$stderr")" = 1 ]
+    # a CR inside a value is a control character, as before
+    check_text 'A=x\ry\n'
+    assert_failure 2
+    [[ "$stderr" == *"p.env:1: error: A: value contains control character 0x0d"* ]]
+}
+
+@test "an unknown profile name gets the directory, --profile-dir and the nearest names" {
+    run --separate-stderr ni_check pcie8gpu nvlink-hgxx ib-multinode
+    assert_failure 2
+    [[ "$stderr" == *"$PROFILES/pcie8gpu.env: error: no profile pcie8gpu in $PROFILES; did you mean pcie-8gpu? (--profile-dir DIR looks in another directory)"* ]]
+    [[ "$stderr" == *"$PROFILES/nvlink-hgxx.env: error: no profile nvlink-hgxx in $PROFILES; did you mean nvlink-hgx?"* ]]
+    run --separate-stderr ni_check zzzzzzzz
+    assert_failure 2
+    [[ "$stderr" == *"$PROFILES/zzzzzzzz.env: error: no profile zzzzzzzz in $PROFILES (--profile-dir DIR looks in another directory)"* ]]
+    # two at the same distance
+    mkdir "$TMP/dir"
+    touch "$TMP/dir/ab-1.env" "$TMP/dir/ab-2.env" "$TMP/dir/ab-3" "$TMP/dir/zz.env"
+    run --separate-stderr "$NI" check --profile-dir "$TMP/dir" ab-x
+    assert_failure 2
+    [[ "$stderr" == *"no profile ab-x in $TMP/dir; did you mean ab-1 or ab-2?"* ]]
+    # no directory there at all (nccl-init not installed)
+    run --separate-stderr "$NI" check --root "$TMP/none" pcie-8gpu
+    assert_failure 2
+    [[ "$stderr" == *"$TMP/none/etc/nccl-init/profiles/pcie-8gpu.env: error: no profile pcie-8gpu: the profile directory $TMP/none/etc/nccl-init/profiles does not exist (nccl-init is not installed there); give --profile-dir DIR, or the profile's path"* ]]
+}
+
+@test "check --json: the findings as one document, escaped" {
+    printf 'NCCL_PROTO=bogus\nnot a pair\nNCCL_SOCKET_IFNAME="e\\th0"\nNCCL_NCHANNELS=8\nA"B=1\n' >"$TMP/p.env"
+    run --separate-stderr "$NI" check --json "$TMP/p.env" "$PROFILES/pcie-8gpu.env"
+    assert_failure 2
+    assert_equal "$stderr" ""
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["ok"] is False and d["errors"] == 4 and d["warnings"] == 2, d
+assert d["profiles"] == [sys.argv[2], sys.argv[3]], d
+f = d["findings"]
+assert [(x["line"], x["key"], x["severity"]) for x in f] == [
+    (1, "NCCL_PROTO", "error"), (2, None, "error"), (3, "NCCL_SOCKET_IFNAME", "warning"),
+    (3, "NCCL_SOCKET_IFNAME", "error"), (4, "NCCL_NCHANNELS", "warning"), (5, None, "error")], f
+assert all(x["file"] == sys.argv[2] for x in f), f
+assert f[0]["message"].startswith("NCCL_PROTO=bogus: unknown token"), f
+assert f[1]["message"] == "malformed line: expected KEY=VALUE", f
+assert f[3]["message"].startswith("NCCL_SOCKET_IFNAME=\"e\\th0\": NCCL takes the value as written"), f
+assert f[5]["message"].startswith("bad key \u0027A\"B\u0027"), f
+print("ok")' "$output" "$TMP/p.env" "$PROFILES/pcie-8gpu.env"
+    assert_output ok
+    run --separate-stderr "$NI" check --json "$PROFILES/pcie-8gpu.env"
+    assert_success
+    assert_equal "$output" "{
+  \"ok\": true,
+  \"errors\": 0,
+  \"warnings\": 0,
+  \"profiles\": [\"$PROFILES/pcie-8gpu.env\"],
+  \"findings\": []
+}"
+    # a control byte in a file name is escaped in the JSON, as on stderr
+    cp "$PROFILES/none.env" "$TMP/$(printf 'a\033b').env"
+    run --separate-stderr "$NI" check --json "$TMP/$(printf 'a\033b').env" "$TMP/missing.env"
+    assert_failure 2
+    [[ "$output" == *'/a\u001bb.env"'* ]]
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["findings"][0]["file"].endswith("missing.env") and d["findings"][0]["line"] == 0' "$output"
 }

@@ -12,7 +12,7 @@ teardown() {
 }
 
 @test "env format: sorted, with the profile and its digest" {
-    run --separate-stderr env -i PATH=/usr/bin:/bin ZED=1 "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu
+    run --separate-stderr env -i PATH=/usr/bin:/bin ZED=1 "$NI" render --all --profile-dir "$PROFILES" -p pcie-8gpu
     assert_success
     assert_equal "$(LC_ALL=C sort <<<"$output")" "$output"
     assert_line "NCCL_PROTO=LL"
@@ -57,7 +57,7 @@ teardown() {
 }
 
 @test "duplicate entries collapse to the last, with a warning; malformed ones are dropped" {
-    run --separate-stderr "$EXEC_WITH_ENV" A=first NOEQUALS A=last =x -- "$NI" render
+    run --separate-stderr "$EXEC_WITH_ENV" A=first NOEQUALS A=last =x -- "$NI" render --all
     assert_success
     assert_line "A=last"
     refute_line --partial "first"
@@ -67,7 +67,7 @@ teardown() {
 }
 
 @test "json format gives each value with its source" {
-    run --separate-stderr env -i NCCL_PROTO=Simple HOME=/root "$NI" render --format json --profile-dir "$PROFILES" -p pcie-8gpu
+    run --separate-stderr env -i NCCL_PROTO=Simple HOME=/root "$NI" render --all --format json --profile-dir "$PROFILES" -p pcie-8gpu
     assert_success
     run python3 -c '
 import json, sys
@@ -88,7 +88,7 @@ print("ok")' "$output"
 @test "json format says what NCCL 2.28.9 reads from each NCCL value" {
     run --separate-stderr env -i NCCL_BUFFSIZE=0x1000000 NCCL_LL_BUFFSIZE=4294967296 NCCL_P2P_LEVEL=4 \
         NCCL_PROTO='LL;allreduce:Simple' NCCL_ALGO='ring;tree' NCCL_MAX_NCHANNELS=100 NCCL_SOCKET_IFNAME=eth0 \
-        "$NI" render --format json --profile-dir "$PROFILES" -p none
+        "$NI" render --all --format json --profile-dir "$PROFILES" -p none
     assert_success
     run python3 -c '
 import json, sys
@@ -139,4 +139,53 @@ print("ok")' "$output"
     run --separate-stderr "$NI" check --cap-drop ALL x
     assert_failure 2
     assert_equal "$stderr" "nccl-init: error: option '--cap-drop' does not apply to check"
+}
+
+# The environment the caller runs in holds tokens and passwords: render shows
+# the resolved set (what the sinks carry and the digest covers), and the whole
+# environment only with --all.
+@test "render prints the resolved set, not the caller's environment; --all prints it all" {
+    run --separate-stderr env -i PATH=/usr/bin:/bin HF_TOKEN=hf_secret HOME=/root NCCL_DEBUG=INFO \
+        NCCL_PROTO=Simple "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    digest=$(grep '^NCCL_INIT_DIGEST=' <<<"$output")
+    assert_equal "$output" "NCCL_ALGO=Ring
+NCCL_BUFFSIZE=16777216
+$digest
+NCCL_INIT_PROFILE=pcie-8gpu
+NCCL_MAX_NCHANNELS=16
+NCCL_P2P_LEVEL=SYS
+NCCL_PROTO=Simple"
+    [[ "$stderr" != *hf_secret* ]]
+    [[ "$stderr" == *"render: 4 variables of the environment left out, NCCL_DEBUG among them (the command gets them too); --all prints the whole environment"* ]]
+    run --separate-stderr env -i HF_TOKEN=hf_secret NCCL_PROTO=Simple "$NI" render --format json --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    [[ "$output" != *hf_secret* ]]
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["all"] is False, d
+assert [e["key"] for e in d["environment"]] == ["NCCL_ALGO", "NCCL_BUFFSIZE", "NCCL_INIT_DIGEST",
+    "NCCL_INIT_PROFILE", "NCCL_MAX_NCHANNELS", "NCCL_P2P_LEVEL", "NCCL_PROTO"], d
+print("ok")' "$output"
+    assert_output ok
+    # asked for: the whole environment, in both formats
+    run --separate-stderr env -i HF_TOKEN=hf_secret "$NI" render --all --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    assert_line HF_TOKEN=hf_secret
+    assert_line NCCL_PROTO=LL
+    [[ "$stderr" != *"left out"* ]]
+    run --separate-stderr env -i HF_TOKEN=hf_secret "$NI" render --all --format json --profile-dir "$PROFILES" -p pcie-8gpu
+    assert_success
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+env = {e["key"]: e for e in d["environment"]}
+assert d["all"] is True and env["HF_TOKEN"]["value"] == "hf_secret", d
+print("ok")' "$output"
+    assert_output ok
+    # the sinks' formats are the set already
+    run --separate-stderr "$NI" render --all --format nccl-conf
+    assert_failure 2
+    assert_equal "$stderr" "nccl-init: error: --all: only --format env and json print the environment; the other formats are what a sink writes"
 }

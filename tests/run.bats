@@ -405,3 +405,94 @@ p2p_warnings() { grep -c 'warning: NCCL_P2P_LEVEL=' <<<"$stderr" || true; }
     assert_success
     grep -q 'sys/bus/pci/devices' "$TMP/trace"
 }
+
+# A --root whose sinks can be written: etc and run, empty.
+fresh_root() {
+    rm -rf "$TMP/root" "$TMP/started"
+    mkdir -p "$TMP/root/etc" "$TMP/root/run"
+}
+
+# An environment value that beats the profile's is the environment's to
+# answer for: a warning naming the environment, and under --strict (which
+# refuses a start that would not carry the profile) an error that names the
+# profile's line it beats. Nothing is started or written then.
+@test "--strict: an invalid NCCL value from the environment over the profile's is an error" {
+    fresh_root
+    run --separate-stderr env NCCL_P2P_LEVEL=sys "$NI" --strict --root "$TMP/root" --profile-dir "$PROFILES" \
+        -p pcie-8gpu -- touch "$TMP/started"
+    assert_failure 2
+    line=$(grep -n '^NCCL_P2P_LEVEL=' "$PROFILES/pcie-8gpu.env" | cut -d: -f1)
+    [[ "$stderr" == *"environment: error: NCCL_P2P_LEVEL=sys is not a value NCCL accepts (levels are case-sensitive (did you mean SYS?); NCCL ignores it without a word); the profile $PROFILES/pcie-8gpu.env:$line sets SYS"* ]]
+    [[ "$stderr" == *"nccl-init: error: --strict: an environment value beats the profile's: command not started"* ]]
+    [[ "$stderr" != *"warning: NCCL_P2P_LEVEL"* ]]
+    [ ! -e "$TMP/started" ]
+    [ -z "$(find "$TMP/root" -type f)" ]
+    # without --strict: the environment's warning, and the start
+    run --separate-stderr env NCCL_P2P_LEVEL=sys "$NI" --root "$TMP/root" --profile-dir "$PROFILES" \
+        -p pcie-8gpu -- touch "$TMP/started"
+    assert_success
+    [[ "$stderr" == *"environment: warning: NCCL_P2P_LEVEL=sys: levels are case-sensitive (did you mean SYS?)"* ]]
+    [ -e "$TMP/started" ]
+    # a key the profile does not set: nothing beaten, a warning under --strict too
+    fresh_root
+    run --separate-stderr env NCCL_P2P_LEVEL=sys "$NI" --strict --root "$TMP/root" --profile-dir "$PROFILES" \
+        -p none -- touch "$TMP/started"
+    assert_success
+    [[ "$stderr" == *"environment: warning: NCCL_P2P_LEVEL=sys: levels are case-sensitive"* ]]
+    [ -e "$TMP/started" ]
+}
+
+# nccl.conf's reader keeps 1023 bytes (setEnvFile, src/misc/param.cc). A
+# profile value longer than that stops the start with the nccl-conf sink on;
+# an environment value that long is the environment's: a warning, and the
+# sink leaves the key out, unless --strict.
+@test "a long value from the environment warns, naming the environment; --strict refuses it" {
+    fresh_root
+    algo=Ring$(for _ in $(seq 205); do printf ',Ring'; done)
+    [ ${#algo} = 1029 ]
+    line=$(grep -n '^NCCL_ALGO=' "$PROFILES/pcie-8gpu.env" | cut -d: -f1)
+    run --separate-stderr env NCCL_ALGO="$algo" "$NI" --root "$TMP/root" --sinks nccl-conf \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_success
+    [[ "$stderr" == *"environment: warning: NCCL_ALGO: the value is 1029 bytes; NCCL's nccl.conf reader keeps only 1023, so the nccl-conf sink leaves it out"* ]]
+    [[ "$stderr" != *"pcie-8gpu.env:$line: error"* ]]
+    [ -e "$TMP/started" ]
+    ! grep -q '^NCCL_ALGO=' "$TMP/root/etc/nccl.conf" # left out, with the sink's warning
+    fresh_root
+    run --separate-stderr env NCCL_ALGO="$algo" "$NI" --strict --root "$TMP/root" --sinks nccl-conf \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"environment: error: NCCL_ALGO: the environment's value is 1029 bytes, longer than the 1023 bytes NCCL's nccl.conf reader keeps, and beats the profile's ($PROFILES/pcie-8gpu.env:$line sets Ring): the nccl-conf sink would carry neither"* ]]
+    [[ "$stderr" == *"nccl-init: error: --strict: an environment value beats the profile's: command not started"* ]]
+    [ ! -e "$TMP/started" ]
+    [ -z "$(find "$TMP/root" -type f)" ]
+    # the same length on a key the profile does not set: a warning, and the start
+    run --separate-stderr env NCCL_IB_HCA="$algo" "$NI" --strict --root "$TMP/root" --sinks nccl-conf \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_success
+    [[ "$stderr" == *"environment: warning: NCCL_IB_HCA: the value is 1029 bytes"* ]]
+    [ -e "$TMP/started" ]
+}
+
+@test "an unknown profile name: the directory looked in, --profile-dir, the nearest names" {
+    run --separate-stderr "$NI" --profile-dir "$PROFILES" -p pcie8gpu -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"$PROFILES/pcie8gpu.env: error: no profile pcie8gpu in $PROFILES; did you mean pcie-8gpu? (--profile-dir DIR looks in another directory)"* ]]
+    [ ! -e "$TMP/started" ]
+    # outside an install: the default directory is not there
+    mkdir "$TMP/root"
+    run --separate-stderr "$NI" --root "$TMP/root" -p pcie-8gpu -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"$TMP/root/etc/nccl-init/profiles/pcie-8gpu.env: error: no profile pcie-8gpu: the profile directory $TMP/root/etc/nccl-init/profiles does not exist (nccl-init is not installed there); give --profile-dir DIR, or the profile's path"* ]]
+    [ ! -e "$TMP/started" ]
+    [ -z "$(ls -A "$TMP/root")" ]
+}
+
+@test "a CRLF profile is one error, and starts nothing" {
+    printf 'NCCL_PROTO=LL\r\nNCCL_ALGO=Ring\r\n' >"$TMP/crlf.env"
+    run --separate-stderr "$NI" -p "$TMP/crlf.env" -- touch "$TMP/started"
+    assert_failure 2
+    assert_equal "$(grep -c 'error: ' <<<"$stderr")" 2 # the file's, then "command not started"
+    [[ "$stderr" == *"crlf.env:1: error: the file has CRLF line ends (Windows); convert it with dos2unix or sed -i 's/\\r\$//'"* ]]
+    [ ! -e "$TMP/started" ]
+}

@@ -98,6 +98,16 @@ void diag(struct diag *d, int severity, const char *file, unsigned line, const c
         d->errors++;
     else
         d->warnings++;
+    va_list ap;
+    if (d->collect) {
+        char msg[2048] = "";
+        struct buf m = BUF_FIXED(msg);
+        va_start(ap, fmt);
+        buf_vprintf(&m, fmt, ap);
+        va_end(ap);
+        d->collect(d->ctx, severity, file, line, d->key, msg);
+        return;
+    }
     if (severity == DIAG_WARNING && log_level < LOG_WARN)
         return;
     char where[512];
@@ -106,7 +116,6 @@ void diag(struct diag *d, int severity, const char *file, unsigned line, const c
     if (line)
         buf_printf(&w, ":%u", line);
     buf_str(&w, severity == DIAG_ERROR ? ": error: " : ": warning: ");
-    va_list ap;
     va_start(ap, fmt);
     emit(where, fmt, ap);
     va_end(ap);

@@ -34,9 +34,17 @@ enum {
 
 
 /* Diagnostics about a file: "FILE:LINE: error: MSG" (compiler style, so that
- * editors and CI annotators can jump to the line). Counts what it printed. */
+ * editors and CI annotators can jump to the line). Counts what it printed.
+ * With collect set, each finding goes to it instead of stderr (check
+ * --json), with key: the key the findings are about, where the reader
+ * knows it (NULL for a line's shape or the file as a whole). */
+typedef void diag_collect_fn(void *ctx, int severity, const char *file, unsigned line,
+                             const char *key, const char *msg);
 struct diag {
     unsigned errors, warnings;
+    const char *key;
+    diag_collect_fn *collect;
+    void *ctx;
 };
 enum diag_severity { DIAG_ERROR, DIAG_WARNING };
 void diag(struct diag *d, int severity, const char *file, unsigned line, const char *fmt, ...)

@@ -47,12 +47,47 @@ static struct var *add(struct envset *s, const char *key, const char *value, int
     return v;
 }
 
+/* What judging the environment's NCCL_* values needs. */
+struct env_check {
+    const struct entry **layered; /* the profiles' lines, sorted by key */
+    size_t nl;
+    unsigned flags; /* ENVSET_* */
+    const struct known_names *k;
+    struct diag *d;
+};
+
+/* "%.*s%s" arguments for a value in a message, shortened as validate.c's
+ * findings shorten it. */
+#define SHORT(s) (strlen(s) > 80 ? 72 : (int)strlen(s)), (s), (strlen(s) > 80 ? "..." : "")
+
+/* One NCCL_* value of the environment, judged as a profile's is, but as
+ * warnings: the value is the caller's, not the profile's. Under --strict, one
+ * that beats a profile line with a value NCCL would not take is an error
+ * that names the line: the start would not carry the profile. */
+static void check_inherited(const struct var *v, const struct env_check *c)
+{
+    const struct entry key = { .key = v->key }, *kp = &key;
+    const struct entry **found =
+        c->nl ? bsearch(&kp, c->layered, c->nl, sizeof *c->layered, cmp_entry) : NULL;
+    const struct entry *e = found ? *found : NULL; /* the line this value beats */
+    struct buf why = { 0 };
+    if ((c->flags & ENVSET_STRICT) && !(c->flags & ENVSET_ENFORCE) && e &&
+        strcmp(e->value, v->value) != 0 && nccl_refuses(v->key, v->value, &why))
+        diag(c->d, DIAG_ERROR, "environment", 0, "%s=%.*s%s is not a value NCCL accepts (%s); "
+             "the profile %s:%u sets %.*s%s", v->key, SHORT(v->value), why.data, e->file,
+             e->line, SHORT(e->value));
+    else
+        validate_entry(&(struct entry){ v->key, v->value, "environment", 0, NULL }, c->k,
+                       DIAG_WARNING, c->d);
+    buf_free(&why);
+}
+
 /* The inherited environment, cleaned: malformed entries dropped, duplicates
  * collapsed to the last copy, nccl-init's own controls removed. glibc's
  * getenv() returns the first copy and Python's os.environ keeps the last, so
  * a duplicate would make C and Python code in one process disagree. */
 static void take_environment(struct envset *s, char *const *envp, size_t extra,
-                             const struct known_names *k, struct diag *d)
+                             const struct env_check *c)
 {
     /* The keys need a NUL that the inherited "KEY=VALUE" strings do not
      * have there: one buffer holds them all, one after another. */
@@ -90,10 +125,8 @@ static void take_environment(struct envset *s, char *const *envp, size_t extra,
         struct var *v = add(s, k_at, e + ix[j].keylen + 1, SRC_ENV);
         v->inherited = e;
         k_at += ix[j].keylen + 1;
-        if (strncmp(v->key, "NCCL_", 5) == 0) {
-            struct entry en = { v->key, v->value, "environment", 0, NULL };
-            validate_entry(&en, k, DIAG_WARNING, d);
-        }
+        if (strncmp(v->key, "NCCL_", 5) == 0)
+            check_inherited(v, c);
     }
     xfree(ix);
 }
@@ -127,19 +160,19 @@ static const struct entry **layer_profiles(const struct profile *profiles, size_
 }
 
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
-                    size_t np, bool enforce, const struct known_names *k, struct diag *d)
+                    size_t np, unsigned flags, const struct known_names *k, struct diag *d)
 {
     memset(s, 0, sizeof *s);
-    s->enforce = enforce;
+    bool enforce = s->enforce = flags & ENVSET_ENFORCE;
     size_t total = 0;
     for (size_t i = 0; i < np; i++)
         total += profiles[i].n;
-    /* Room for every profile line and nccl-init's two variables. */
-    take_environment(s, envp, total + 2, k, d); /* sorted, unique */
-    size_t nenv = s->n;
-
     size_t nl;
     const struct entry **layered = layer_profiles(profiles, np, total, &nl);
+    struct env_check c = { layered, nl, flags, k, d };
+    /* Room for every profile line and nccl-init's two variables. */
+    take_environment(s, envp, total + 2, &c); /* sorted, unique */
+    size_t nenv = s->n;
 
     struct sha256 h;
     sha256_init(&h);
@@ -183,6 +216,11 @@ void envset_compose(struct envset *s, char *const *envp, const struct profile *p
      * key is added only when the environment lacks it, and NCCL_INIT_* is
      * dropped from the environment (a profile may not set it). */
     qsort(s->v, s->n, sizeof s->v[0], cmp_var);
+}
+
+bool envset_in_set(const struct var *v)
+{
+    return v->resolved || v->source == SRC_INIT;
 }
 
 const char *envset_get(const struct envset *s, const char *key)

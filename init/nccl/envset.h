@@ -38,10 +38,24 @@ struct envset {
                       here, and the record says so (RECORD_ENFORCE) */
 };
 
+/* envset_compose's flags. ENVSET_ENFORCE is 1, so that true still means
+ * --enforce alone. */
+enum {
+    ENVSET_ENFORCE = 1, /* --enforce: the profile's values beat the environment's */
+    ENVSET_STRICT = 2,  /* --strict: an environment value that beats a profile
+                           line with one NCCL would not take is an error */
+};
+
 /* Builds the set. envp is the inherited environment. Environment values of
- * NCCL variables are checked too, as warnings. */
+ * NCCL variables are checked too, as warnings (but see ENVSET_STRICT). */
 void envset_compose(struct envset *s, char *const *envp, const struct profile *profiles,
-                    size_t np, bool enforce, const struct known_names *k, struct diag *d);
+                    size_t np, unsigned flags, const struct known_names *k, struct diag *d);
+
+/* Is v part of the resolved set: a key the profiles define (with the
+ * value the command gets), or nccl-init's NCCL_INIT_PROFILE and
+ * NCCL_INIT_DIGEST? What the record carries and the digest covers; the
+ * rest is the caller's environment, passed on as it is. */
+bool envset_in_set(const struct var *v);
 
 /* The value of key in the set, or NULL. */
 const char *envset_get(const struct envset *s, const char *key);

@@ -2,11 +2,14 @@
 
 #include "lib/fileio.h"
 #include "lib/mem.h"
+#include "lib/sort.h"
 #include "lib/text.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool key_valid(const char *s, size_t n)
 {
@@ -120,8 +123,8 @@ static bool bad_value(const struct kv_line *l, const char *f, struct diag *d)
         diag(d, DIAG_ERROR, f, l->line,
              "%s: space after '=': docker and NCCL would keep it as part of the value", l->key);
     else if (c >= 0)
-        diag(d, DIAG_ERROR, f, l->line, "%s: value contains control character 0x%02x%s", l->key,
-             c, c == '\r' ? " (CRLF line ending?)" : "");
+        diag(d, DIAG_ERROR, f, l->line, "%s: value contains control character 0x%02x", l->key,
+             c);
     else if (vlen > 0 && val[vlen - 1] == ' ')
         diag(d, DIAG_ERROR, f, l->line,
              "%s: trailing space: docker and NCCL would keep it as part of the value", l->key);
@@ -145,13 +148,11 @@ static void warn_value(const struct kv_line *l, const char *f, struct diag *d)
              "%s: '#' is part of the value: comments start only at column 0", l->key);
 }
 
-/* Checks one line; on success adds it to p. The rules are the intersection
- * of what docker --env-file, kubectl and NCCL's own conf parser read the
- * same way: anything the three would disagree on is an error here. */
-static void parse_line(struct profile *p, const struct kv_line *l, struct diag *d,
-                       entry_fn *check, void *ctx)
+/* One line with a valid key: its value checked, and on success added to p. */
+static void take_line(struct profile *p, const struct kv_line *l, struct diag *d,
+                      entry_fn *check, void *ctx)
 {
-    if (bad_line(l, p->path, d) || bad_value(l, p->path, d))
+    if (bad_value(l, p->path, d))
         return;
     const struct entry *prev = find_key(p, l->key);
     if (prev) {
@@ -167,9 +168,44 @@ static void parse_line(struct profile *p, const struct kv_line *l, struct diag *
     p->n++;
 }
 
+/* Checks one line; on success adds it to p. The rules are the intersection
+ * of what docker --env-file, kubectl and NCCL's own conf parser read the
+ * same way: anything the three would disagree on is an error here. */
+static void parse_line(struct profile *p, const struct kv_line *l, struct diag *d,
+                       entry_fn *check, void *ctx)
+{
+    if (bad_line(l, p->path, d))
+        return;
+    d->key = l->key; /* the findings' key from here on (check --json) */
+    take_line(p, l, d, check, ctx);
+    d->key = NULL;
+}
+
+/* The line of the first CR that ends a line ("\r\n", or a CR that ends
+ * the file), or 0. A file saved with Windows line ends has one on every
+ * line: one error for the file says what to do, where one per line would
+ * bury it. */
+static unsigned first_crlf(const char *text, size_t len)
+{
+    for (const char *cr = text; (cr = memchr(cr, '\r', len - (size_t)(cr - text))); cr++)
+        if ((size_t)(cr - text) + 1 == len || cr[1] == '\n') {
+            unsigned line = 1;
+            for (const char *nl = text; (nl = memchr(nl, '\n', (size_t)(cr - nl))); nl++)
+                line++;
+            return line;
+        }
+    return 0;
+}
+
 unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d,
                        entry_fn *check, void *ctx)
 {
+    unsigned crlf = first_crlf(text, len);
+    if (crlf) {
+        diag(d, DIAG_ERROR, p->path, crlf, "the file has CRLF line ends (Windows); convert it "
+             "with dos2unix or sed -i 's/\\r$//'");
+        return 1;
+    }
     unsigned before = d->errors;
     struct kv_reader r;
     struct kv_line l;
@@ -188,6 +224,71 @@ static bool name_valid(const char *s)
               *s == '-' || *s == '_' || *s == '.'))
             return false;
     return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The profile names in dir (NAME of each NAME.env, sorted) at the smallest
+ * edit distance from spec, when that is small for its length: *n of them.
+ * A directory is a handful of profiles; at most 4096 entries are
+ * looked at. */
+static char **nearest_names(const char *spec, const char *dir, size_t *n)
+{
+    size_t best = strlen(spec) / 3 < 2 ? 2 : strlen(spec) / 3, cap = 0, looked = 0;
+    if (best >= strlen(spec))
+        best = strlen(spec) - 1; /* not every short name for a short typo */
+    char **near = NULL;
+    *n = 0;
+    DIR *dh = opendir(dir);
+    for (struct dirent *de; dh && looked++ < 4096 && (de = readdir(dh));) {
+        size_t l = strlen(de->d_name), dist;
+        if (l <= 4 || strcmp(de->d_name + l - 4, ".env") != 0)
+            continue;
+        char *name = xstrndup(de->d_name, l - 4);
+        if (!name_valid(name) || (dist = edit_distance(spec, name)) > best) {
+            xfree(name);
+            continue;
+        }
+        if (dist < best)
+            while (*n)
+                xfree(near[--*n]);
+        best = dist;
+        grow((void **)&near, &cap, *n + 1, sizeof *near);
+        near[(*n)++] = name;
+    }
+    if (dh)
+        closedir(dh);
+    sort(near, *n, sizeof *near, cmp_str);
+    return near;
+}
+
+/* A NAME that is not in the profile directory: where it was looked for,
+ * the names nearest to it there, or that the directory itself is missing
+ * (a default path outside an install). */
+static void no_profile(const struct profile *p, const char *dir, struct diag *d)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0 && errno == ENOENT) {
+        diag(d, DIAG_ERROR, p->path, 0, "no profile %s: the profile directory %s does not exist "
+             "(nccl-init is not installed there); give --profile-dir DIR, or the profile's path",
+             p->name, dir);
+        return;
+    }
+    size_t n;
+    char **near = nearest_names(p->name, dir, &n);
+    struct buf b = { 0 };
+    for (size_t i = 0; i < n && i < 3; i++)
+        buf_printf(&b, "%s%s", i == 0 ? "; did you mean " : i + 1 == n || i == 2 ? " or " : ", ",
+                   near[i]);
+    diag(d, DIAG_ERROR, p->path, 0, "no profile %s in %s%s%s (--profile-dir DIR looks in another "
+         "directory)", p->name, dir, b.data ? b.data : "", n ? "?" : "");
+    buf_free(&b);
+    for (size_t i = 0; i < n; i++)
+        xfree(near[i]);
+    xfree(near);
 }
 
 unsigned profile_load(struct profile *p, const char *spec, const char *dir, struct diag *d,
@@ -222,7 +323,9 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
     size_t len;
     int r = read_file(p->path, PROFILE_MAX_SIZE, &p->text, &len);
     if (r < 0) {
-        if (r == -EFBIG)
+        if (r == -ENOENT && !is_path)
+            no_profile(p, dir, d);
+        else if (r == -EFBIG)
             diag(d, DIAG_ERROR, p->path, 0, "profile is larger than %d bytes", PROFILE_MAX_SIZE);
         else if (r == -EINVAL)
             diag(d, DIAG_ERROR, p->path, 0, "not a regular file (a FIFO or device is not read)");

@@ -36,6 +36,8 @@ static const char *choose_auto(const struct resolve_options *o)
 int resolve_profiles(struct resolved *r, const struct resolve_options *o)
 {
     memset(r, 0, sizeof *r);
+    r->diag.collect = o->collect;
+    r->diag.ctx = o->collect_ctx;
     if (o->nccl_lib) {
         int e = known_names_from_lib(&r->known, o->nccl_lib);
         if (e < 0)
@@ -103,7 +105,8 @@ static void warn_p2p_iommu(const struct envset *env, const char *root)
 
 void resolve_environment(struct resolved *r, const struct resolve_options *o, char *const *envp)
 {
-    envset_compose(&r->env, envp, r->profiles, r->n, o->enforce, &r->known, &r->diag);
+    unsigned flags = (o->enforce ? ENVSET_ENFORCE : 0) | (o->strict ? ENVSET_STRICT : 0);
+    envset_compose(&r->env, envp, r->profiles, r->n, flags, &r->known, &r->diag);
     /* Judge combinations on what the child will really get, after the
      * environment's overrides, pointing at the profile line concerned. */
     struct entry *tmp = xmalloc(r->env.resolved * sizeof *tmp);

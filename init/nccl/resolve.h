@@ -16,7 +16,11 @@ struct resolve_options {
     const char *root;        /* auto detects the hardware under it; NULL: / */
     const char *nccl_lib;    /* the known NCCL_* names from it; NULL: the built-in table */
     bool enforce;            /* profile values win over the environment */
+    bool strict;             /* an environment value NCCL would not take over a profile
+                                line is an error (ENVSET_STRICT) */
     bool each_alone;         /* check: each file's combinations judged on their own too */
+    diag_collect_fn *collect; /* not NULL: the findings go here, not to stderr (check --json) */
+    void *collect_ctx;
 };
 
 struct resolved {
@@ -35,7 +39,9 @@ struct resolved {
 int resolve_profiles(struct resolved *r, const struct resolve_options *o);
 
 /* Composes the canonical environment from envp and checks the resolved
- * set's combinations. Call only when resolve_profiles found no error. */
+ * set's combinations. Call only when resolve_profiles found no error; an
+ * error in r->diag afterwards is --strict's refusal of an environment
+ * value. */
 void resolve_environment(struct resolved *r, const struct resolve_options *o, char *const *envp);
 
 /* Gives back everything resolve built. */

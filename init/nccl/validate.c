@@ -145,6 +145,8 @@ struct judge {
     const struct value_rule *r;
     int sev; /* DIAG_ERROR for a profile, DIAG_WARNING for the environment */
     struct diag *d;
+    struct buf *why; /* not NULL: the finding's text goes here when it is an error
+                        in a profile, and nothing is reported (nccl_refuses) */
     struct nccl_reading *out;
     bool said;
 };
@@ -153,7 +155,7 @@ struct judge {
 static void say(struct judge *j, int sev, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(struct judge *j, int sev, const char *fmt, ...)
 {
-    if (!j->d || j->said)
+    if ((!j->d && !j->why) || j->said)
         return;
     j->said = true;
     char what[512];
@@ -162,6 +164,11 @@ static void say(struct judge *j, int sev, const char *fmt, ...)
     va_start(ap, fmt);
     buf_vprintf(&w, fmt, ap);
     va_end(ap);
+    if (j->why) {
+        if (sev == DIAG_ERROR)
+            buf_str(j->why, what);
+        return;
+    }
     size_t n = strlen(j->e->value);
     diag(j->d, sev == DIAG_ERROR ? j->sev : DIAG_WARNING, j->e->file, j->e->line, "%s=%.*s%s: %s",
          j->e->key, n > 80 ? 72 : (int)n, j->e->value, n > 80 ? "..." : "", what);
@@ -617,13 +624,13 @@ static void judge_string(struct judge *j)
  * param: nccl_param_find(e->key), which the caller has looked up already
  * (NULL: a name NCCL 2.28.9 does not read). */
 static void judge(const struct entry *e, const struct nccl_param *param, int sev, struct diag *d,
-                  struct nccl_reading *out)
+                  struct buf *why, struct nccl_reading *out)
 {
     memset(out, 0, sizeof *out);
     out->rule = param ? (int)param->rule : -1;
     if (!param)
         return;
-    struct judge j = { e, &value_rules[param->rule], sev, d, out, false };
+    struct judge j = { e, &value_rules[param->rule], sev, d, why, out, false };
     switch (j.r->kind) {
     case V_INT:
         judge_int(&j);
@@ -653,7 +660,16 @@ static void judge(const struct entry *e, const struct nccl_param *param, int sev
 void nccl_read(const char *key, const char *value, struct nccl_reading *r)
 {
     struct entry e = { key, value, "", 0, "" };
-    judge(&e, nccl_param_find(key), DIAG_ERROR, NULL, r);
+    judge(&e, nccl_param_find(key), DIAG_ERROR, NULL, NULL, r);
+}
+
+bool nccl_refuses(const char *key, const char *value, struct buf *why)
+{
+    struct entry e = { key, value, "", 0, "" };
+    struct nccl_reading r;
+    size_t before = why->len;
+    judge(&e, nccl_param_find(key), DIAG_ERROR, NULL, why, &r);
+    return why->len > before;
 }
 
 void nccl_reading_json(struct buf *b, const char *key, const char *value)
@@ -782,7 +798,7 @@ void validate_entry(const struct entry *e, const struct known_names *k, int sev,
         return;
     }
     struct nccl_reading r;
-    judge(e, param, sev, d, &r); /* a name only the given library knows: no rule, no finding */
+    judge(e, param, sev, d, NULL, &r); /* a name only the given library knows: no rule, no finding */
 }
 
 /* ---- combinations ---- */
@@ -829,24 +845,30 @@ void validate_set(const struct entry *const *set, size_t n, struct diag *d)
             continue;
         if (r->min_value != LLONG_MIN && !(entry_int(e, &v) && v >= r->min_value))
             continue;
+        d->key = e->key;
         diag(d, DIAG_WARNING, e->file, e->line, "%s=%s does nothing with NCCL_PROTO=%s: %s",
              e->key, e->value, proto->value, r->why);
     }
     const struct entry *lo = set_find(set, n, "NCCL_MIN_NCHANNELS");
     const struct entry *hi = set_find(set, n, "NCCL_MAX_NCHANNELS");
     long long l, h;
-    if (lo && hi && entry_int(lo, &l) && entry_int(hi, &h) && l > h)
+    if (lo && hi && entry_int(lo, &l) && entry_int(hi, &h) && l > h) {
+        d->key = lo->key;
         diag(d, DIAG_WARNING, lo->file, lo->line,
              "NCCL_MIN_NCHANNELS=%s is above NCCL_MAX_NCHANNELS=%s: NCCL cannot honour both",
              lo->value, hi->value);
+    }
     /* paths.cc ncclGetLevel reads the level only when NCCL_P2P_DISABLE is not 1. */
     const struct entry *off = set_find(set, n, "NCCL_P2P_DISABLE");
     const struct entry *level = set_find(set, n, "NCCL_P2P_LEVEL");
     long long v;
-    if (off && level && entry_int(off, &v) && v == 1)
+    if (off && level && entry_int(off, &v) && v == 1) {
+        d->key = level->key;
         diag(d, DIAG_WARNING, level->file, level->line,
              "NCCL_P2P_LEVEL=%s does nothing with NCCL_P2P_DISABLE=1: NCCL does not read it",
              level->value);
+    }
+    d->key = NULL;
 }
 
 /* ---- the servers' own settings ---- */

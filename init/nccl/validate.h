@@ -50,6 +50,12 @@ void nccl_read(const char *key, const char *value, struct nccl_reading *r);
  * a list; nothing otherwise. */
 void nccl_reading_json(struct buf *b, const char *key, const char *value);
 
+/* Would a profile line KEY=VALUE be an error by NCCL's rules (a value NCCL
+ * misreads, ignores or fails on)? If so, appends the finding's text (what
+ * check says after "KEY=VALUE: ") to why. For an environment value that
+ * beats the profile's under --strict. */
+bool nccl_refuses(const char *key, const char *value, struct buf *why);
+
 /* Checks one KEY=VALUE. severity is DIAG_ERROR for profiles; for values that
  * come from the environment the same findings are reported as warnings. */
 void validate_entry(const struct entry *e, const struct known_names *k, int severity,

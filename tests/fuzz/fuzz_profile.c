@@ -183,7 +183,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int enforce = 0; enforce < 2; enforce++) {
         struct envset s;
         struct diag d = { 0 };
-        envset_compose(&s, envp, prof, np, enforce, &k, &d);
+        /* --strict where the environment wins, to reach its refusals too */
+        envset_compose(&s, envp, prof, np, enforce ? ENVSET_ENFORCE : ENVSET_STRICT, &k, &d);
         if (r.d.errors == 0)
             for (size_t i = 1; i < s.n; i++)
                 if (strcmp(s.v[i - 1].key, s.v[i].key) >= 0)
@@ -193,11 +194,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         xfree(out);
         envset_log_summary(&s);
         struct buf b = { 0 };
-        render_env(&b, &s);
+        render_env(&b, &s, enforce); /* the whole environment, and the set alone */
         buf_free(&b);
         /* The JSON must stay a valid document whatever the bytes: UTF-8,
          * and no raw control character but the layout's newlines. */
-        render_json(&b, &s, enforce);
+        render_json(&b, &s, enforce, !enforce);
         if (!utf8_valid(b.data, b.len))
             abort();
         for (size_t i = 0; i < b.len; i++)
@@ -205,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         buf_free(&b);
         format_etc_environment(&b, &s, skip);
-        format_nccl_conf(&b, &s, skip);
+        format_nccl_conf(&b, &s, chain, skip); /* any bytes as the plugin path too */
         format_env_file(&b, &s, skip);
         format_python(&b, &s, chain, NULL, skip);
         buf_free(&b);

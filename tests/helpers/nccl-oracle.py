@@ -279,7 +279,8 @@ def render_case(ni, c):
     """What render --format json says NCCL reads, with the value in the environment."""
     env = {"PATH": "/usr/bin:/bin", c["key"]: c["value"]}
     none = os.path.join(os.path.dirname(os.path.dirname(HERE)), "profiles", "none.env")
-    rc, out, err = run_ni(ni, ["render", "-q", "--format", "json", "-p", none], env)
+    # --all: the value is the environment's, outside the (empty) resolved set
+    rc, out, err = run_ni(ni, ["render", "-q", "--all", "--format", "json", "-p", none], env)
     if rc != 0:
         # no profile at all: -p with an empty file
         return None, err

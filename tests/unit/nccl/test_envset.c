@@ -13,9 +13,10 @@ static const struct var *get(const struct envset *s, const char *key)
     return NULL;
 }
 
-/* Composes from envp and profile texts; returns captured stderr. */
+/* Composes from envp and profile texts (flags: ENVSET_*, or true for
+ * --enforce); returns captured stderr. */
 static char *compose(struct envset *s, char **envp, const char *const *texts, size_t n,
-                     bool enforce, struct profile *profiles)
+                     unsigned flags, struct profile *profiles)
 {
     struct diag d = { 0 };
     for (size_t i = 0; i < n; i++) {
@@ -26,7 +27,7 @@ static char *compose(struct envset *s, char **envp, const char *const *texts, si
             profiles[i].v[j].profile = profiles[i].name;
     }
     capture_begin();
-    envset_compose(s, envp, profiles, n, enforce, NULL, &d);
+    envset_compose(s, envp, profiles, n, flags, NULL, &d);
     return capture_end();
 }
 
@@ -197,7 +198,7 @@ static void json_output(void **state)
     struct envset s;
     char *out = compose(&s, envp, texts, 1, false, p);
     struct buf b = { 0 };
-    render_json(&b, &s, false);
+    render_json(&b, &s, false, true);
     assert_contains(b.data, "\"profile\": \"base\"");
     assert_contains(b.data, "\"overrides\": 1");
     /* each NCCL value ends with what NCCL 2.28.9 reads from it */
@@ -210,9 +211,53 @@ static void json_output(void **state)
                             "\"nccl\": {\"reads\": {");
     assert_contains(b.data, "\"value\": \"\\\"a\\\\b\\\"\\u000a\\u0001\\ufffd\"");
     buf_free(&b);
-    render_env(&b, &s);
-    assert_contains(b.data, "NCCL_ALGO=Ring\nNCCL_INIT_DIGEST=");
+    /* without all: the resolved set, not the caller's other variables */
+    render_json(&b, &s, false, false);
+    assert_contains(b.data, "\"all\": false");
+    assert_contains(b.data, "\"key\": \"NCCL_PROTO\"");
+    assert_null(strstr(b.data, "\"key\": \"Q\""));
     buf_free(&b);
+    render_env(&b, &s, false);
+    assert_string_equal(b.data + strlen(b.data) - 18, "NCCL_PROTO=Simple\n");
+    assert_contains(b.data, "NCCL_ALGO=Ring\nNCCL_INIT_DIGEST=");
+    assert_null(strstr(b.data, "Q="));
+    buf_free(&b);
+    release(&s, p, 1, out);
+}
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (; (s = strstr(s, what)); s++)
+        n++;
+    return n;
+}
+
+/* --strict: an environment value over a profile line, one NCCL would not
+ * take, is an error naming that line; a key the profile does not set, a
+ * valid override, or one --enforce beats stay as they were. */
+static void strict_refuses_an_invalid_override(void **state)
+{
+    (void)state;
+    char *envp[] = { "NCCL_P2P_LEVEL=sys", "NCCL_BUFFSIZE=4M", "NCCL_ALGO=Tree", NULL };
+    const char *texts[] = { "NCCL_P2P_LEVEL=SYS\nNCCL_ALGO=Ring\n" };
+    struct profile p[1];
+    struct envset s;
+    char *out = compose(&s, envp, texts, 1, ENVSET_STRICT, p);
+    assert_contains(out, "environment: error: NCCL_P2P_LEVEL=sys is not a value NCCL accepts "
+                         "(levels are case-sensitive (did you mean SYS?); NCCL ignores it "
+                         "without a word); the profile t.env:1 sets SYS");
+    assert_contains(out, "environment: warning: NCCL_BUFFSIZE=4M: not a whole number");
+    assert_int_equal(count(out, "error:"), 1);
+    assert_int_equal(count(out, "warning:"), 1);
+    release(&s, p, 1, out);
+    out = compose(&s, envp, texts, 1, 0, p);
+    assert_int_equal(count(out, "error:"), 0);
+    assert_contains(out, "environment: warning: NCCL_P2P_LEVEL=sys: levels are case-sensitive");
+    release(&s, p, 1, out);
+    out = compose(&s, envp, texts, 1, ENVSET_STRICT | ENVSET_ENFORCE, p);
+    assert_int_equal(count(out, "error:"), 0);
+    assert_string_equal(get(&s, "NCCL_P2P_LEVEL")->value, "SYS");
     release(&s, p, 1, out);
 }
 
@@ -260,6 +305,7 @@ int main(void)
         cmocka_unit_test(envp_for_exec),
         cmocka_unit_test(envp_enforced),
         cmocka_unit_test(json_output),
+        cmocka_unit_test(strict_refuses_an_invalid_override),
         cmocka_unit_test(sha256_vectors),
     };
     return cmocka_run_group_tests_name("envset", tests, NULL, NULL);

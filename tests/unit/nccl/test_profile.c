@@ -47,7 +47,7 @@ static void every_error_class(void **state)
     expect_error("\n\n9KEY=v\n", "t.env:3: error: bad key '9KEY'");
     expect_error("A-B=v\n", "bad key 'A-B'");
     expect_error("A=1\nA=2\n", "t.env:2: error: duplicate key A (first set at line 1)");
-    expect_error("A=x\r\n", "control character 0x0d (CRLF line ending?)");
+    expect_error("A=x\ry\n", "t.env:1: error: A: value contains control character 0x0d");
     expect_error("A=x\ty\n", "control character 0x09");
     expect_error("A=\x7f\n", "control character 0x7f");
     expect_error(" A=1\n", "leading whitespace");
@@ -153,15 +153,93 @@ static void load_by_name_and_path(void **state)
     capture_begin();
     assert_int_equal(profile_load(&p, "missing", dir, &d, NULL, NULL), 1);
     profile_free(&p);
+    assert_int_equal(profile_load(&p, "mien", dir, &d, NULL, NULL), 1);
+    profile_free(&p);
+    assert_int_equal(profile_load(&p, "mine", "/nonexistent", &d, NULL, NULL), 1);
+    profile_free(&p);
+    char *missing = path_join(dir, "missing.env");
+    assert_int_equal(profile_load(&p, missing, "/nonexistent", &d, NULL, NULL), 1);
+    profile_free(&p);
     assert_int_equal(profile_load(&p, "bad name", dir, &d, NULL, NULL), 1);
     char *out = capture_end();
-    assert_contains(out, "missing.env: error: cannot read profile: No such file or directory");
+    /* a name: where it was looked for, and the nearest names there */
+    char want[256];
+    snprintf(want, sizeof want, "missing.env: error: no profile missing in %s (--profile-dir DIR "
+             "looks in another directory)", dir);
+    assert_contains(out, want);
+    snprintf(want, sizeof want, "mien.env: error: no profile mien in %s; did you mean mine?", dir);
+    assert_contains(out, want);
+    assert_contains(out, "/nonexistent/mine.env: error: no profile mine: the profile directory "
+                         "/nonexistent does not exist");
+    /* a path is read as given */
+    snprintf(want, sizeof want, "%s: error: cannot read profile: No such file or directory",
+             missing);
+    assert_contains(out, want);
+    xfree(missing);
     assert_contains(out, "bad name: error: bad profile name");
     xfree(out);
     profile_free(&p);
     unlink(path);
     rmdir(dir);
     xfree(path);
+}
+
+/* A file with Windows line ends is one error, at the first line a CR ends;
+ * nothing of it is taken. */
+static void crlf_is_one_error(void **state)
+{
+    (void)state;
+    expect_error("A=1\r\nB=2\r\nC=3\r\n", "t.env:1: error: the file has CRLF line ends "
+                 "(Windows); convert it with dos2unix or sed -i 's/\\r$//'");
+    expect_error("# c\nA=1\n# c\r\nB=2\r\n", "t.env:3: error: the file has CRLF line ends");
+    expect_error("A=1\nB=2\r", "t.env:2: error: the file has CRLF line ends"); /* at the end */
+    struct profile p;
+    struct diag d = { 0 };
+    capture_begin();
+    parse(&p, "A=1\nB=2\r\n", &d);
+    xfree(capture_end());
+    assert_int_equal(p.n, 0);
+    profile_free(&p);
+}
+
+/* check --json's collector gets each finding with the key it is about. */
+struct seen {
+    char keys[8][32];
+    unsigned lines[8];
+    int n;
+};
+
+static void collect(void *ctx, int severity, const char *file, unsigned line, const char *key,
+                    const char *msg)
+{
+    struct seen *s = ctx;
+    (void)severity, (void)file, (void)msg;
+    snprintf(s->keys[s->n], sizeof s->keys[0], "%s", key ? key : "-");
+    s->lines[s->n++] = line;
+}
+
+static void findings_name_their_key(void **state)
+{
+    (void)state;
+    struct seen seen = { 0 };
+    struct diag d = { .collect = collect, .ctx = &seen };
+    struct profile p;
+    capture_begin();
+    parse(&p, "A=1\nnot a pair\nA=2\nB= x\nC=\"q\"\n", &d);
+    char *out = capture_end();
+    assert_string_equal(out, ""); /* collected, not printed */
+    assert_int_equal(seen.n, 4);
+    const char *keys[] = { "-", "A", "B", "C" };
+    const unsigned lines[] = { 2, 3, 4, 5 };
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(seen.keys[i], keys[i]);
+        assert_int_equal(seen.lines[i], lines[i]);
+    }
+    assert_null(d.key); /* nothing left over for the next finding */
+    assert_int_equal(d.errors, 3);
+    assert_int_equal(d.warnings, 1);
+    xfree(out);
+    profile_free(&p);
 }
 
 /* kv_next, the one KEY=VALUE reader (profiles, and verify's record and
@@ -219,6 +297,8 @@ int main(void)
         cmocka_unit_test(errors_do_not_stop_the_parse),
         cmocka_unit_test(load_by_name_and_path),
         cmocka_unit_test(kv_reader_splits_lines),
+        cmocka_unit_test(crlf_is_one_error),
+        cmocka_unit_test(findings_name_their_key),
     };
     return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }

@@ -682,6 +682,34 @@ static void version_and_names_from_rodata(void **state)
     xfree(v);
 }
 
+/* nccl_refuses: the findings that are errors in a profile, as their text,
+ * and nothing printed; a warning, a valid value or an unknown name is not
+ * refused. The same text check gives, so --strict and check never differ. */
+static void refusals_are_the_profile_errors(void **state)
+{
+    (void)state;
+    struct buf why = { 0 };
+    capture_begin();
+    assert_true(nccl_refuses("NCCL_P2P_LEVEL", "sys", &why));
+    char *out = capture_end();
+    assert_string_equal(out, "");
+    xfree(out);
+    assert_string_equal(why.data, "levels are case-sensitive (did you mean SYS?); NCCL ignores it "
+                                  "without a word");
+    struct result r = check("NCCL_P2P_LEVEL", "sys");
+    assert_contains(r.out, why.data);
+    xfree(r.out);
+    buf_free(&why);
+    assert_true(nccl_refuses("NCCL_BUFFSIZE", "16M", &why));
+    assert_contains(why.data, "not a whole number: NCCL reads only its start, 16");
+    buf_free(&why);
+    assert_false(nccl_refuses("NCCL_P2P_LEVEL", "SYS", &why));
+    assert_false(nccl_refuses("NCCL_BUFFSIZE", "", &why));     /* a warning in a profile */
+    assert_false(nccl_refuses("NCCL_IB_DISABLE", "2", &why));  /* a warning too */
+    assert_false(nccl_refuses("NCCL_NO_SUCH_NAME", "x", &why)); /* unknown: a warning */
+    assert_int_equal(why.len, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -705,6 +733,7 @@ int main(void)
         cmocka_unit_test(servers_every_row_warns),
         cmocka_unit_test(servers_override_some_keys),
         cmocka_unit_test(version_and_names_from_rodata),
+        cmocka_unit_test(refusals_are_the_profile_errors),
     };
     return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }
