@@ -43,6 +43,7 @@ static unsigned resolve(struct resolved *r, const struct options *o, const char 
         .nccl_lib = o->nccl_lib,
         .enforce = o->enforce,
         .each_alone = check,
+        .strict = o->strict,
     };
     int errors = resolve_profiles(r, &ro);
     if (errors < 0)

@@ -17,6 +17,7 @@ struct resolve_options {
     const char *nccl_lib;    /* the known NCCL_* names from it; NULL: the built-in table */
     bool enforce;            /* profile values win over the environment */
     bool each_alone;         /* check: each file's combinations judged on their own too */
+    bool strict;             /* run --strict: auto without readable rules is an error */
 };
 
 struct resolved {
