@@ -49,12 +49,12 @@ teardown() {
 }
 
 @test "command not found gives 127, not executable 126, one line each" {
-    run --separate-stderr "$NI" -q -- no-such-command-anywhere
+    run --separate-stderr ni_run -q -- no-such-command-anywhere
     assert_failure 127
     assert_equal "$stderr" "nccl-init: error: cannot run 'no-such-command-anywhere': No such file or directory"
     printf 'echo hi\n' >"$TMP/noexec"
     chmod 0644 "$TMP/noexec"
-    run --separate-stderr "$NI" -q -- "$TMP/noexec"
+    run --separate-stderr ni_run -q -- "$TMP/noexec"
     assert_failure 126
     assert_equal "$stderr" "nccl-init: error: cannot run '$TMP/noexec': Permission denied"
     run --separate-stderr "$NI" -q -- "$TMP"
@@ -272,7 +272,7 @@ sink_state() {
 }
 
 @test "stdin is passed through" {
-    run bash -c "printf 'line1\nline2\n' | '$NI' -q -- cat"
+    run bash -c "printf 'line1\nline2\n' | '$NI' -q --profile-dir '$PROFILES' -- cat"
     assert_success
     assert_output $'line1\nline2'
 }
