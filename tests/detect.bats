@@ -6,6 +6,11 @@ load helpers/common
 
 FIX=$BATS_TEST_DIRNAME/fixtures
 
+# The reasons of profiles/auto.rules, as detect and the log print them.
+PCIE_REASON="measured on this hardware: 8 RTX PRO 6000 Blackwell on PCIe, no NVSwitch, peer-to-peer over PCIe"
+IOMMU_REASON="8 RTX PRO 6000 Blackwell whose DMA the IOMMU translates: pcie-8gpu's measured set with P2P off, since P2P over PCIe can hang"
+UNMEASURED="no rule was measured on this node; pcie-8gpu was measured on 8 RTX PRO 6000 Blackwell on PCIe; pass -p pcie-8gpu to try it"
+
 setup() {
     unset NVIDIA_VISIBLE_DEVICES CUDA_VISIBLE_DEVICES
     TMP=$(mktemp -d)
@@ -27,7 +32,7 @@ detect() {
     assert_line "  0000:db:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 1)"
     assert_line "nvswitches: 0"
     assert_line "numa nodes: 2"
-    assert_line --regexp "^profile:    pcie-8gpu \(several GPUs and no NVSwitch: peer-to-peer over PCIe; .*auto.rules:[0-9]+\)$"
+    assert_line --regexp "^profile:    pcie-8gpu \(${PCIE_REASON}; .*auto.rules:[0-9]+\)$"
 }
 
 @test "HGX H100 with NVSwitches: nvlink-hgx" {
@@ -38,11 +43,83 @@ detect() {
     assert_line --regexp "^profile:    nvlink-hgx \(an NVSwitch fabric"
 }
 
-@test "2x L40S: the PCIe profile" {
+# A tuned profile only on the hardware it was measured on: pcie-8gpu's
+# values (NCCL_PROTO=LL among them, which caps large-message bandwidth)
+# come from 8 RTX PRO 6000 Blackwell on PCIe. Other PCIe nodes get none,
+# and the words say why and what to try.
+@test "2x L40S: none, no rule was measured on it, pcie-8gpu as the hint" {
     detect l40s-2x
     assert_line "gpus:       2, from driver"
+    assert_line "  0000:41:00.0   NVIDIA L40S (numa 0)"
     assert_line "numa nodes: 1"
-    assert_line --regexp "^profile:    pcie-8gpu "
+    assert_line --regexp "^profile:    none \(${UNMEASURED}; .*auto.rules:[0-9]+\)$"
+    detect l40s-2x --json
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["profile"] == "none" and d["hint"] == "pcie-8gpu", d
+assert d["reason"].startswith("no rule was measured on this node; "), d
+print("ok")' "$output"
+    assert_output ok
+}
+
+@test "4x H100 PCIe, 4x RTX PRO 6000 (the count counts), 2 behind VMD: none" {
+    detect h100-pcie-4x
+    assert_line "gpus:       4, from driver"
+    assert_line "  0000:ca:00.0   NVIDIA H100 PCIe (numa 1)"
+    assert_line "nvswitches: 0"
+    assert_line "numa nodes: 2"
+    assert_line --regexp "^profile:    none \(${UNMEASURED}; "
+    detect rtx-pro-6000-4x
+    assert_line "  0000:17:00.0   NVIDIA RTX PRO 6000 Blackwell Workstation Edition (numa 0)"
+    assert_line --regexp "^profile:    none \(${UNMEASURED}; "
+    detect rtx-pro-6000-2x-vmd-acs
+    assert_line --regexp "^profile:    none \(${UNMEASURED}; "
+    # four of the eight measured GPUs are not the measured node either
+    NVIDIA_VISIBLE_DEVICES=0,1,2,3 detect rtx-pro-6000-8x
+    assert_line --regexp "^profile:    none \(${UNMEASURED}; "
+}
+
+@test "a translating IOMMU on a node no rule was measured on: none, pcie-8gpu-iommu as the hint" {
+    cp -r "$FIX/rtx-pro-6000-2x-vmd-acs" "$TMP/node"
+    echo DMA >"$TMP/node/sys/kernel/iommu_groups/12/type"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_success
+    assert_line "iommu:      dma"
+    assert_line --regexp "^profile:    none \(no rule was measured on this node; pcie-8gpu-iommu is .*; pass -p pcie-8gpu-iommu to try it; "
+}
+
+@test "the start: none on an unmeasured node, saying why and what to try; the measured node's profile" {
+    run --separate-stderr "$NI" render --root "$FIX/l40s-2x" --profile-dir "$PROFILES"
+    assert_success
+    assert_line NCCL_INIT_PROFILE=none
+    refute_line --partial NCCL_PROTO
+    [[ "$stderr" == *"nccl-init: auto: 2 GPUs NVIDIA L40S, 0 NVSwitches: none (${UNMEASURED})"* ]]
+    run --separate-stderr "$NI" render --root "$FIX/h100-pcie-4x" --profile-dir "$PROFILES"
+    assert_line NCCL_INIT_PROFILE=none
+    for node in rtx-pro-6000-8x rtx-pro-6000-8x-iommu-pt; do
+        run --separate-stderr "$NI" render --root "$FIX/$node" --profile-dir "$PROFILES"
+        assert_line NCCL_INIT_PROFILE=pcie-8gpu
+    done
+    run --separate-stderr "$NI" render --root "$FIX/rtx-pro-6000-8x-iommu-dma" --profile-dir "$PROFILES"
+    assert_line NCCL_INIT_PROFILE=pcie-8gpu-iommu
+    assert_line NCCL_P2P_DISABLE=1
+}
+
+@test "without the driver's /proc files: the measured GPUs by PCI id, 10de:2bb5" {
+    cp -r "$FIX/rtx-pro-6000-8x" "$TMP/node"
+    rm -rf "$TMP/node/proc"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_success
+    assert_line "gpus:       8, from sysfs"
+    assert_line "  0000:18:00.0   10de:2bb5 (numa 0)"
+    assert_line --regexp "^profile:    pcie-8gpu \(${PCIE_REASON}; "
+    rm -rf "$TMP/node"
+    cp -r "$FIX/h100-pcie-4x" "$TMP/node"
+    rm -rf "$TMP/node/proc"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_line "  0000:4a:00.0   10de:2331 (numa 0)"
+    assert_line --regexp "^profile:    none \(${UNMEASURED}; "
 }
 
 @test "no GPU: none" {
@@ -94,7 +171,7 @@ print("ok")' "$output"
     assert_success
     assert_line NCCL_PROTO=LL
     assert_line NCCL_INIT_PROFILE=pcie-8gpu
-    [[ "$stderr" == *"nccl-init: auto: 8 GPUs NVIDIA RTX PRO 6000 Blackwell Server Edition, 0 NVSwitches: pcie-8gpu (several GPUs and no NVSwitch: peer-to-peer over PCIe)"* ]]
+    [[ "$stderr" == *"nccl-init: auto: 8 GPUs NVIDIA RTX PRO 6000 Blackwell Server Edition, 0 NVSwitches: pcie-8gpu (${PCIE_REASON})"* ]]
     run --separate-stderr "$NI" render --root "$FIX/hgx-h100-8x" --profile-dir "$PROFILES" -p auto
     assert_line NCCL_INIT_PROFILE=nvlink-hgx
     refute_line --partial NCCL_PROTO
@@ -132,6 +209,44 @@ print("ok")' "$output" "$TMP/none/auto.rules"
     assert_output ok
 }
 
+@test "auto.rules: values in quotes, lists of values, hint=" {
+    printf '%s\n' \
+        'model~"L40S",foo gpus=3 -> pcie-8gpu: not three' \
+        'model~"RTX PRO 6000 Blackwell" -> pcie-8gpu: not an L40S' \
+        'model~"nvidia l40s" gpus=4,2 iommu=identity,off -> none hint=pcie-8gpu: quoted, listed' \
+        '* -> nvlink-hgx: fallback' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
+    assert_success
+    assert_line "profile:    none (quoted, listed; pass -p pcie-8gpu to try it; $TMP/auto.rules:3)"
+    [ -z "$stderr" ]
+    # every GPU has to match the same value: 10de:26b9 is the L40S of sysfs
+    cp -r "$FIX/l40s-2x" "$TMP/node"
+    rm -r "$TMP/node/proc"
+    printf 'model~"NVIDIA L40S",10de:26b9 -> pcie-8gpu: by id\n* -> none: no\n' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$TMP"
+    assert_line "profile:    pcie-8gpu (by id; $TMP/auto.rules:1)"
+}
+
+@test "auto.rules: a quote left open, text after a quote, an empty value, no profile: warnings, the line skipped" {
+    printf '%s\n' \
+        'model~"L40S -> none: open quote' \
+        'model~"L40S"x -> none: text after the quote' \
+        'gpus=2, -> none: empty value' \
+        'gpus=2 -> : no profile' \
+        'gpus=2 -> none hint=: empty hint' \
+        'model~"a->b" -> none: an arrow in quotes is text' \
+        '* -> pcie-8gpu: fallback' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
+    assert_success
+    [[ "$stderr" == *"auto.rules:1: expected CONDITIONS -> PROFILE: REASON"* ]]
+    [[ "$stderr" == *"auto.rules:2: unknown condition 'model~\"L40S\"x'"* ]]
+    [[ "$stderr" == *"auto.rules:3: unknown condition 'gpus=2,'"* ]]
+    [[ "$stderr" == *"auto.rules:4: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON"* ]]
+    [[ "$stderr" == *"auto.rules:5: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON"* ]]
+    [ "$(grep -c warning <<<"$stderr")" = 5 ]
+    assert_line "profile:    pcie-8gpu (fallback; $TMP/auto.rules:7)"
+}
+
 @test "auto.rules where no rule holds: profile none, naming the file" {
     printf 'gpus=9 -> pcie-8gpu: nine\n' >"$TMP/auto.rules"
     run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
@@ -147,14 +262,13 @@ print("ok")' "$output" "$TMP/none/auto.rules"
 # identity, the four of socket 1 DMA). rtx-pro-6000-8x itself has no
 # sys/kernel/iommu_groups: the node without an IOMMU.
 
-IOMMU_REASON="several GPUs whose DMA the IOMMU translates: P2P over PCIe can hang, so it is off"
 
 @test "no IOMMU (no /sys/kernel/iommu_groups): iommu off, pcie-8gpu" {
     [ ! -e "$FIX/rtx-pro-6000-8x/sys/kernel/iommu_groups" ]
     detect rtx-pro-6000-8x
     assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0)"
     assert_line "iommu:      off"
-    assert_line --regexp "^profile:    pcie-8gpu \(several GPUs and no NVSwitch"
+    assert_line --regexp "^profile:    pcie-8gpu \(${PCIE_REASON}; "
 }
 
 @test "IOMMU in passthrough (identity): each GPU's group, pcie-8gpu" {
@@ -162,7 +276,7 @@ IOMMU_REASON="several GPUs whose DMA the IOMMU translates: P2P over PCIe can han
     assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24 identity)"
     assert_line "  0000:db:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 1, iommu group 139 identity)"
     assert_line "iommu:      identity"
-    assert_line --regexp "^profile:    pcie-8gpu \(several GPUs and no NVSwitch: peer-to-peer over PCIe; .*auto.rules:[0-9]+\)$"
+    assert_line --regexp "^profile:    pcie-8gpu \(${PCIE_REASON}; .*auto.rules:[0-9]+\)$"
 }
 
 @test "IOMMU translating (DMA, DMA-FQ): pcie-8gpu-iommu, and why" {
@@ -184,10 +298,11 @@ IOMMU_REASON="several GPUs whose DMA the IOMMU translates: P2P over PCIe can han
     assert_line "iommu:      dma"
     assert_line --regexp "^profile:    pcie-8gpu-iommu \("
     # the variables count GPUs without naming them: every GPU found counts
+    # (two GPUs are not the measured node: none, with the IOMMU's hint)
     NVIDIA_VISIBLE_DEVICES=0,1 detect rtx-pro-6000-8x-iommu-mixed
     assert_line --partial "gpus:       2 of 8"
     assert_line "iommu:      dma"
-    assert_line --regexp "^profile:    pcie-8gpu-iommu \("
+    assert_line --regexp "^profile:    none \(no rule was measured on this node; .*; pass -p pcie-8gpu-iommu to try it; "
 }
 
 @test "IOMMU --json: each device's group and type, the node's mode" {
@@ -220,7 +335,7 @@ print(" ".join("%d:%s" % (x["iommu_group"], x["iommu"]) for x in d["devices"]))'
     rm "$TMP"/node/sys/kernel/iommu_groups/*/type
     run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
     assert_success
-    assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24 )"
+    assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24)"
     assert_line "iommu:      dma"
     assert_line --regexp "^profile:    pcie-8gpu-iommu \("
 }
@@ -292,7 +407,7 @@ print(d["acs"], d["acs_gpus"], d["iommu"], d["profile"])' "$output"
     detect $ACS_NODE
     assert_line "iommu:      identity"
     assert_line "acs:        on, redirecting above 8 GPUs"
-    assert_line --regexp "^profile:    pcie-8gpu \(several GPUs and no NVSwitch"
+    assert_line --regexp "^profile:    pcie-8gpu \(${PCIE_REASON}; "
     acs_json "$FIX/$ACS_NODE"
     assert_output "on 8 identity pcie-8gpu"
     # Egress Control alone counts; two ports without any redirect bit
@@ -340,4 +455,73 @@ print(d["acs"], d["acs_gpus"], d["iommu"], d["profile"])' "$output"
     poke 0x102 '\x01\x10' "${ports[@]}" # AER's next: itself, 0x100
     acs_json "$TMP/node"
     assert_output "none 0 identity pcie-8gpu"
+}
+
+# Intel VMD puts the PCIe ports behind it in PCI domains from 10000, five
+# hex digits: rtx-pro-6000-2x-vmd-acs has two GPUs below the root ports
+# 10000:00:02.0 and 10000:00:03.0 (sys/bus/pci/devices/10000:01:00.0 ->
+# ../../../devices/pci0000:00/0000:00:0e.0/pci10000:00/10000:00:02.0/10000:01:00.0),
+# with ACSCtl 0x001d as on the other ACS node.
+@test "ACS behind Intel VMD (domain 10000): the root ports are read" {
+    detect rtx-pro-6000-2x-vmd-acs
+    assert_line "  10000:01:00.0  NVIDIA RTX PRO 6000 Blackwell Workstation Edition (numa 0, iommu group 12 identity)"
+    assert_line "iommu:      identity"
+    assert_line "acs:        on, redirecting above 2 GPUs"
+    cp -r "$FIX/rtx-pro-6000-2x-vmd-acs" "$TMP/node"
+    poke 0x14e '\x01\x00' "$TMP"/node/sys/devices/pci0000:00/0000:00:0e.0/pci10000:00/*/config
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$PROFILES"
+    assert_line "acs:        off"
+}
+
+# The driver's model line and the bus (a directory name) are the machine's
+# words; a rules file's reason is a file's: none reaches the terminal raw.
+@test "detect's text escapes control bytes in the model, the bus and the rule's words" {
+    cp -r "$FIX/l40s-2x" "$TMP/node"
+    local gpus=$TMP/node/proc/driver/nvidia/gpus
+    sed -i 's/^Model:.*/Model: \t\t NVIDIA L40S\x1b]0;owned\x07\x1b[2J/' "$gpus/0000:41:00.0/information"
+    mv "$gpus/0000:61:00.0" "$gpus/0000:61:00.0"$'\x1b[31m'
+    printf 'gpus=2 -> none hint=x\033[1m: red \033[31malert\n' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$TMP"
+    assert_success
+    [[ "$output" != *$'\x1b'* && "$output" != *$'\x07'* ]]
+    assert_line '  0000:41:00.0   NVIDIA L40S\x1b]0;owned\x07\x1b[2J (numa 0)'
+    assert_line '  0000:61:00.0\x1b[31m NVIDIA L40S (numa -1)'
+    assert_line "profile:    none (red \\x1b[31malert; pass -p x\\x1b[1m to try it; $TMP/auto.rules:1)"
+    run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$TMP" --json
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["devices"][0]["model"] == "NVIDIA L40S\x1b]0;owned\x07\x1b[2J", d
+assert d["hint"] == "x\x1b[1m", d
+print("ok")' "$output"
+    assert_output ok
+}
+
+# auto.rules is the data of the default profile: without it the install is
+# broken, and the start says so instead of running untuned in silence.
+@test "auto.rules missing or unreadable: a warning naming it; under --strict an error, nothing written, nothing started" {
+    mkdir -p "$TMP/root" "$TMP/dir/auto.rules"
+    cp -r "$FIX/l40s-2x/." "$TMP/root/"
+    mkdir -p "$TMP/root/etc" "$TMP/root/run/nccl-init" # where the sinks write
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks none --profile-dir "$TMP/none" -- printenv NCCL_INIT_PROFILE
+    assert_success
+    assert_output none
+    [[ "$stderr" == *"$TMP/none/auto.rules: warning: --profile auto: cannot read the rules: No such file or directory; profile none"* ]]
+    [[ "$stderr" != *"auto: 0 GPUs"* ]]
+    run --separate-stderr "$NI" render --root "$TMP/root" --profile-dir "$TMP/dir"
+    assert_success
+    [[ "$stderr" == *"$TMP/dir/auto.rules: warning: --profile auto: cannot read the rules: Is a directory; profile none"* ]]
+    # --strict: exit 2 (bad input), no sink written, the command not run
+    find "$TMP/root" | sort >"$TMP/before"
+    run --separate-stderr "$NI" --strict --root "$TMP/root" --profile-dir "$TMP/none" -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"$TMP/none/auto.rules: error: --profile auto: cannot read the rules: No such file or directory; --strict starts nothing without them"* ]]
+    [[ "$stderr" == *"nccl-init: error: invalid profile: command not started"* ]]
+    [ ! -e "$TMP/started" ]
+    find "$TMP/root" | sort | diff "$TMP/before" -
+    # with the rules there, --strict starts as before, and the sinks write
+    run --separate-stderr "$NI" --strict --root "$TMP/root" --profile-dir "$PROFILES" -- touch "$TMP/started"
+    assert_success
+    [ -e "$TMP/started" ]
+    [ -s "$TMP/root/etc/environment" ]
 }

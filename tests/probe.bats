@@ -16,7 +16,8 @@ FIX=$BATS_TEST_DIRNAME/fixtures
 # The node fixtures; the IOMMU ones differ in their groups' types, which
 # the probe takes from the same tree as detect.
 NODES="rtx-pro-6000-8x hgx-h100-8x l40s-2x no-gpu rtx-pro-6000-8x-iommu-pt rtx-pro-6000-8x-iommu-dma
-    rtx-pro-6000-8x-iommu-dma-fq rtx-pro-6000-8x-iommu-mixed rtx-pro-6000-8x-iommu-pt-acs"
+    rtx-pro-6000-8x-iommu-dma-fq rtx-pro-6000-8x-iommu-mixed rtx-pro-6000-8x-iommu-pt-acs
+    h100-pcie-4x rtx-pro-6000-4x rtx-pro-6000-2x-vmd-acs"
 
 setup_file() {
     # Builds (or finds up to date) build/nccl-probe; never skips here (bats

@@ -49,12 +49,12 @@ teardown() {
 }
 
 @test "command not found gives 127, not executable 126, one line each" {
-    run --separate-stderr "$NI" -q -- no-such-command-anywhere
+    run --separate-stderr ni_run -q -- no-such-command-anywhere
     assert_failure 127
     assert_equal "$stderr" "nccl-init: error: cannot run 'no-such-command-anywhere': No such file or directory"
     printf 'echo hi\n' >"$TMP/noexec"
     chmod 0644 "$TMP/noexec"
-    run --separate-stderr "$NI" -q -- "$TMP/noexec"
+    run --separate-stderr ni_run -q -- "$TMP/noexec"
     assert_failure 126
     assert_equal "$stderr" "nccl-init: error: cannot run '$TMP/noexec': Permission denied"
     run --separate-stderr "$NI" -q -- "$TMP"
@@ -263,16 +263,16 @@ sink_state() {
 }
 
 @test "-q and NCCL_INIT_LOG silence the start-up line; -v adds detail" {
-    run --separate-stderr "$NI" -q -- true
+    run --separate-stderr ni_run -q -- true
     assert_equal "$stderr" ""
-    run --separate-stderr env NCCL_INIT_LOG=warn "$NI" -- true
+    run --separate-stderr env NCCL_INIT_LOG=warn "$NI" --profile-dir "$PROFILES" -- true
     assert_equal "$stderr" ""
     run --separate-stderr "$NI" -v -- sh -c 'kill -USR1 $$; sleep 0.2'
     [[ "$stderr" == *"nccl-init: profile none"* ]]
 }
 
 @test "stdin is passed through" {
-    run bash -c "printf 'line1\nline2\n' | '$NI' -q -- cat"
+    run bash -c "printf 'line1\nline2\n' | '$NI' -q --profile-dir '$PROFILES' -- cat"
     assert_success
     assert_output $'line1\nline2'
 }
@@ -376,6 +376,31 @@ p2p_warnings() { grep -c 'warning: NCCL_P2P_LEVEL=' <<<"$stderr" || true; }
     assert_success
     assert_output 1
     assert_equal "$(p2p_warnings)" 0
+}
+
+# NCCL_P2P_LEVEL's legacy numbers (ncclGetLevel, src/graph/paths.cc:
+# levelsOldToNew = LOC, PIX, PXB, PHB, SYS, SYS; above 5 the last): 3 is
+# PHB and 4 on SYS, across the host bridge; P2C and PXN stop below it.
+@test "NCCL's numeric P2P levels over a translating IOMMU: 3 and up warn with the level NCCL reads" {
+    cp -r "$BATS_TEST_DIRNAME/fixtures/rtx-pro-6000-8x-iommu-dma" "$TMP/root"
+    hangs() { grep -c 'NCCL_P2P_LEVEL=.* may hang (IOMMU DMA translation)' <<<"$stderr" || true; }
+    local v
+    for v in 3 4 5 7 9 010 0x3; do
+        run --separate-stderr env NCCL_P2P_LEVEL=$v "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p none -- true
+        assert_success
+        [ "$(hangs)" = 1 ] || { echo "NCCL_P2P_LEVEL=$v: $stderr"; return 1; }
+    done
+    [[ "$stderr" == *"nccl-init: warning: NCCL_P2P_LEVEL=0x3 (NCCL reads PHB) may hang (IOMMU DMA translation): iommu=pt and ACS off, or NCCL_P2P_DISABLE=1 (pcie-8gpu-iommu)"* ]]
+    run --separate-stderr env NCCL_P2P_LEVEL=7 "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p none -- true
+    [[ "$stderr" == *"warning: NCCL_P2P_LEVEL=7 (NCCL reads SYS) may hang"* ]]
+    for v in 0 1 2 P2C PXN PXB -1 sys; do
+        run --separate-stderr env NCCL_P2P_LEVEL=$v "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p none -- true
+        assert_success
+        [ "$(hangs)" = 0 ] || { echo "NCCL_P2P_LEVEL=$v: $stderr"; return 1; }
+    done
+    # P2P off as NCCL reads it (the int 1) silences the numbers too
+    run --separate-stderr env NCCL_P2P_LEVEL=4 NCCL_P2P_DISABLE=0x1 "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -p none -- true
+    [ "$(hangs)" = 0 ]
 }
 
 @test "an explicit P2P level in passthrough, or without an IOMMU: no warning" {

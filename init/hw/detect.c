@@ -6,6 +6,7 @@
 #include "lib/sort.h"
 #include "lib/text.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -122,6 +123,21 @@ static unsigned iommu_of(struct gpu *g, const char *r)
     return strcmp(g->iommu, iommu_modes[IOMMU_IDENTITY]) == 0 ? IOMMU_IDENTITY : IOMMU_DMA;
 }
 
+/* Is c[0..n) a PCI function as sysfs names it, "%04x:%02x:%02x.%d"
+ * (DOMAIN:BUS:DEVICE.FUNCTION, drivers/pci/probe.c pci_setup_device)?
+ * The domain has four hex digits or more: Intel VMD puts the ports behind
+ * it in domains from 0x10000 (drivers/pci/controller/vmd.c), so
+ * 10000:00:02.0 is a bridge too. */
+static bool pci_name(const char *c, size_t n)
+{
+    if (n < 12 || n > 16 || c[n - 8] != ':' || c[n - 5] != ':' || c[n - 2] != '.')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (i != n - 8 && i != n - 5 && i != n - 2 && !isxdigit((unsigned char)c[i]))
+            return false;
+    return true;
+}
+
 /* ACS on the bridges above a GPU. Its sysfs link,
  * ../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/BUS, names every
  * port from the root port down. In a port's config space the extended
@@ -143,10 +159,11 @@ static unsigned acs_of(const char *r, const char *bus)
     link[n > 0 ? n : 0] = '\0';
     for (char *c = link, *s; *c; c = s + !!*s) {
         s = c + strcspn(c, "/");
-        if (s - c != 12 || c[4] != ':' || c[10] != '.' || strncmp(c, bus, 12) == 0)
+        size_t l = (size_t)(s - c);
+        if (!pci_name(c, l) || (strlen(bus) == l && strncmp(c, bus, l) == 0))
             continue;
         buf_free(&p);
-        buf_printf(&p, "%s/sys/bus/pci/devices/%.12s/config", r, c);
+        buf_printf(&p, "%s/sys/bus/pci/devices/%.*s/config", r, (int)l, c);
         if (read_file(p.data, 4096, &t, &len) != 0)
             continue;
         unsigned a = len <= 64 ? ACS_UNREADABLE : ACS_NONE;
@@ -307,45 +324,86 @@ static bool count_of(const struct hardware *h, const char *name, size_t n, unsig
     return true;
 }
 
-/* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, iommu=dma, or
- * *. Returns 1 (holds), 0 (does not), or -EINVAL (not understood). */
-static int condition(const struct hardware *h, const char *c, size_t n)
+/* One value of a condition: NAME OP ARG, NAME being c[0..k). Returns 1
+ * (holds), 0 (does not), or -EINVAL (not understood). */
+static int value_holds(const struct hardware *h, const char *c, size_t k, const char *op,
+                       const char *arg)
 {
-    if (n == 1 && c[0] == '*')
-        return 1;
-    size_t k = strcspn(c, "=<>~");
-    if (k >= n)
-        return -EINVAL;
-    char op[3] = { c[k], 0, 0 };
-    size_t v = k + 1;
-    if (c[k + 1] == '=' && (c[k] == '<' || c[k] == '>'))
-        op[1] = c[v++];
-    char *arg = xstrndup(c + v, n - v);
-    int r = -EINVAL;
     unsigned long have;
     long long want;
-    if (op[0] == '=' && k == 5 && strncmp(c, "iommu", 5) == 0) {
+    if (op[0] == '=' && !op[1] && k == 5 && strncmp(c, "iommu", 5) == 0) {
         for (unsigned i = 0; i < 3; i++) /* any other value: not understood */
             if (strcmp(arg, iommu_modes[i]) == 0)
-                r = h->iommu == i;
-    } else if (op[0] == '~' && k == 5 && strncmp(c, "model", 5) == 0) {
-        r = h->ngpus > 0;
+                return h->iommu == i;
+        return -EINVAL;
+    }
+    if (op[0] == '~' && k == 5 && strncmp(c, "model", 5) == 0) {
+        int r = h->ngpus > 0;
+        size_t al = strlen(arg);
         for (size_t i = 0; i < h->ngpus && r; i++) {
-            size_t al = strlen(arg);
             r = 0;
             for (const char *m = h->gpus[i].model; *m && !r; m++)
                 r = strncasecmp(m, arg, al) == 0;
         }
-    } else if (count_of(h, c, k, &have) && parse_c_integer(arg, &want) && *arg) {
-        unsigned long long w = (unsigned long long)want;
-        r = strcmp(op, "=") == 0    ? have == w
-            : strcmp(op, ">=") == 0 ? have >= w
-            : strcmp(op, "<=") == 0 ? have <= w
-            : strcmp(op, ">") == 0  ? have > w
-            : strcmp(op, "<") == 0  ? have < w
-                                    : -EINVAL;
+        return r;
     }
-    xfree(arg);
+    if (!count_of(h, c, k, &have) || !parse_c_integer(arg, &want) || !*arg)
+        return -EINVAL;
+    unsigned long long w = (unsigned long long)want;
+    return strcmp(op, "=") == 0    ? have == w
+           : strcmp(op, ">=") == 0 ? have >= w
+           : strcmp(op, "<=") == 0 ? have <= w
+           : strcmp(op, ">") == 0  ? have > w
+           : strcmp(op, "<") == 0  ? have < w
+                                   : -EINVAL;
+}
+
+/* The next value of a condition's list at *s (before end): "TEXT" (double
+ * quotes, for text with blanks or commas) or TEXT up to the next comma.
+ * Moves *s past it and its comma; NULL when a quote is not closed or
+ * something other than a comma follows it. */
+static char *next_value(const char **s, const char *end)
+{
+    const char *a = *s, *e;
+    if (a < end && *a == '"') {
+        e = memchr(a + 1, '"', (size_t)(end - a - 1));
+        if (!e || (e + 1 < end && (e[1] != ',' || e + 2 == end)))
+            return NULL;
+        *s = e + 1 + (e + 1 < end);
+        return xstrndup(a + 1, (size_t)(e - a - 1));
+    }
+    e = memchr(a, ',', (size_t)(end - a));
+    if (!e)
+        e = end;
+    *s = e + (e < end);
+    return e != end && e + 1 == end ? NULL : xstrndup(a, (size_t)(e - a));
+}
+
+/* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, iommu=dma, or
+ * *; a list of values (iommu=off,identity; model~"RTX PRO 6000",10de:2bb5)
+ * holds when one of them does. Returns 1 (holds), 0 (does not), or
+ * -EINVAL (not understood, in any of its values). */
+static int condition(const struct hardware *h, const char *c, size_t n)
+{
+    if (n == 1 && c[0] == '*')
+        return 1;
+    size_t k = strcspn(c, "=<>~\"");
+    if (k >= n || c[k] == '"')
+        return -EINVAL;
+    char op[3] = { c[k], 0, 0 };
+    size_t v = k + 1;
+    if (v < n && c[v] == '=' && (c[k] == '<' || c[k] == '>'))
+        op[1] = c[v++];
+    int r = 0;
+    const char *s = c + v, *end = c + n;
+    do {
+        char *arg = next_value(&s, end);
+        int one = arg ? value_holds(h, c, k, op, arg) : -EINVAL;
+        xfree(arg);
+        if (one < 0)
+            return one;
+        r |= one;
+    } while (s < end);
     return r;
 }
 
@@ -353,6 +411,70 @@ int detect_read_rules(const char *path, char **text)
 {
     size_t len;
     return read_file(path, 1 << 16, text, &len);
+}
+
+/* Where a condition starting at p ends: the first blank outside double
+ * quotes, or end. */
+static char *condition_end(char *p, const char *end)
+{
+    bool quoted = false;
+    for (; p < end && (quoted || (*p != ' ' && *p != '\t')); p++)
+        quoted ^= *p == '"';
+    return p;
+}
+
+/* The "->" of a rule line, outside double quotes; NULL without one. */
+static char *arrow_of(char *s)
+{
+    bool quoted = false;
+    for (; *s; s++) {
+        quoted ^= *s == '"';
+        if (!quoted && s[0] == '-' && s[1] == '>')
+            return s;
+    }
+    return NULL;
+}
+
+/* Whether every condition of s (up to arrow) holds: 1, 0, or -1 after
+ * warning about one it does not understand. */
+static int conditions_hold(const struct choice *c, const struct hardware *h, char *s,
+                           char *arrow, unsigned line)
+{
+    int holds = 1;
+    for (char *p = s + strspn(s, " \t"); p < arrow; p += strspn(p, " \t")) {
+        char *e = condition_end(p, arrow);
+        int cond = condition(h, p, (size_t)(e - p));
+        if (cond < 0) {
+            log_warn("%s:%u: unknown condition '%.*s'", c->rules, line, (int)(e - p), p);
+            return -1;
+        }
+        holds &= cond;
+        p = e;
+    }
+    return holds;
+}
+
+/* The right of the arrow, PROFILE [hint=PROFILE]: REASON, into c (read
+ * before the conditions, so that a bad line is reported whether or not
+ * they hold); false, c unchanged, without a profile name. */
+static bool take_choice(struct choice *c, const char *rhs, unsigned line)
+{
+    const char *prof = rhs + strspn(rhs, " \t");
+    size_t pl = strcspn(prof, ": \t");
+    if (!pl)
+        return false;
+    const char *rest = prof + pl + strspn(prof + pl, " \t");
+    if (strncmp(rest, "hint=", 5) == 0) {
+        size_t hl = strcspn(rest + 5, ": \t");
+        if (!hl)
+            return false;
+        c->hint = xstrndup(rest + 5, hl);
+        rest += 5 + hl;
+    }
+    c->profile = xstrndup(prof, pl);
+    c->reason = xstrdup(rest + strspn(rest, ": \t"));
+    c->line = line;
+    return true;
 }
 
 void detect_apply(struct choice *c, const struct hardware *h, char *text)
@@ -363,39 +485,29 @@ void detect_apply(struct choice *c, const struct hardware *h, char *text)
         if (next)
             *next++ = '\0';
         line++;
-        char *arrow = strstr(s, "->");
         if (s[0] == '#' || !*s)
             continue;
+        char *arrow = arrow_of(s);
         if (!arrow) {
             log_warn("%s:%u: expected CONDITIONS -> PROFILE: REASON", c->rules, line);
             continue;
         }
-        int holds = 1;
-        for (char *p = s; p < arrow;) {
-            p += strspn(p, " \t");
-            size_t n = strcspn(p, " \t");
-            if (p + n > arrow)
-                n = (size_t)(arrow - p);
-            if (!n)
-                break;
-            int cond = condition(h, p, n);
-            if (cond < 0) {
-                log_warn("%s:%u: unknown condition '%.*s'", c->rules, line, (int)n, p);
-                holds = 0;
-                break;
-            }
-            holds &= cond;
-            p += n;
-        }
-        if (!holds)
+        struct choice t = { 0 };
+        if (!take_choice(&t, arrow + 2, line)) {
+            log_warn("%s:%u: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON", c->rules,
+                     line);
             continue;
-        char *prof = arrow + 2 + strspn(arrow + 2, " \t");
-        size_t pl = strcspn(prof, ": \t");
-        char *why = prof + pl + strspn(prof + pl, ": \t");
-        c->profile = xstrndup(prof, pl);
-        c->reason = xstrdup(why);
-        c->line = line;
-        break;
+        }
+        if (conditions_hold(c, h, s, arrow, line) == 1) {
+            c->profile = t.profile;
+            c->reason = t.reason;
+            c->hint = t.hint;
+            c->line = line;
+            break;
+        }
+        xfree(t.profile);
+        xfree(t.reason);
+        xfree(t.hint);
     }
 }
 
@@ -407,11 +519,12 @@ void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir
     char *text;
     int r = detect_read_rules(c->rules, &text);
     if (r < 0) {
-        /* Not an error: an install without profiles runs with none. The
-         * words are nccl-probe's for the same case. */
+        /* No hardware scan: the words are nccl-probe's for the same case,
+         * and c->error lets the start warn (or refuse, under --strict). */
         struct buf why = { 0 };
         buf_printf(&why, "no rules file: %s", strerror(-r));
         c->reason = why.data;
+        c->error = r;
         return;
     }
     detect_hardware(h, root);

@@ -8,7 +8,8 @@
 #include <stdbool.h>
 
 struct gpu {
-    char bus[16];   /* 0000:18:00.0 */
+    char bus[20];   /* 0000:18:00.0; 10000:01:00.0 behind Intel VMD (sysfs
+                     * writes the domain with %04x: up to 8 digits) */
     char model[80]; /* from the driver, or "10de:DEVICE" from sysfs alone */
     char iommu[12]; /* its IOMMU group's type: DMA, DMA-FQ, identity...; "" without one */
     int numa;
@@ -53,8 +54,10 @@ struct choice {
     char *profile; /* NULL when no rule matched */
     char *reason;  /* the rule's; without a profile, why no rule could be
                     * applied (the rules file unread), or NULL */
+    char *hint;    /* the rule's hint=PROFILE: one to try by hand, or NULL */
     unsigned line;
     char *rules; /* the rules file */
+    int error;   /* -errno when the rules file could not be read, else 0 */
 };
 
 /* Reads an auto.rules file: a regular file of at most 64 KiB. 0, or
@@ -74,14 +77,21 @@ void detect_apply(struct choice *c, const struct hardware *h, char *text);
 void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
                    const char *root);
 
-/* detect's report of h and c, text or JSON. */
+/* Why c is what it is, as one phrase: "REASON; pass -p HINT to try it",
+ * "no rules file: ERROR" or "no rule matched", control bytes escaped.
+ * detect, nccl-probe and the start-up log all say it with this. */
+void detect_choice_why(struct buf *b, const struct choice *c);
+
+/* detect's report of h and c, text or JSON; text with the model, the bus
+ * and the rule's words escaped (buf_escaped), as the log does. */
 void detect_print(struct buf *b, const struct hardware *h, const struct choice *c, bool json);
 
 /* The choice alone, as both detect and nccl-probe (topo, suggest) print it,
  * so that the two cannot word it differently. Text: the line
- * "profile:    NAME (REASON; FILE:LINE)", or "profile:    none (...)"
- * saying why none. JSON: the members "profile", "reason", "rules" and
- * "rule_line", one a line, the last of an object (the caller closes it). */
+ * "profile:    NAME (WHY; FILE:LINE)", or "profile:    none (...)"
+ * saying why none (WHY: detect_choice_why). JSON: the members "profile",
+ * "reason", "hint" (null without one), "rules" and "rule_line", one a
+ * line, the last of an object (the caller closes it). */
 void detect_print_choice(struct buf *b, const struct choice *c, bool json);
 
 #endif

@@ -4,6 +4,28 @@
 
 #include <string.h>
 
+/* Text from the machine or from the rules file (a model, a bus name read
+ * from a directory, a reason) goes to a terminal: escaped as the log
+ * escapes it. */
+static void esc(struct buf *b, const char *s)
+{
+    buf_escaped(b, s, strlen(s), false);
+}
+
+void detect_choice_why(struct buf *b, const struct choice *c)
+{
+    if (!c->reason) {
+        buf_str(b, "no rule matched");
+        return;
+    }
+    esc(b, c->reason);
+    if (c->hint) {
+        buf_str(b, "; pass -p ");
+        esc(b, c->hint);
+        buf_str(b, " to try it");
+    }
+}
+
 void detect_print_choice(struct buf *b, const struct choice *c, bool json)
 {
     if (json) {
@@ -11,16 +33,47 @@ void detect_print_choice(struct buf *b, const struct choice *c, bool json)
         json_string(b, c->profile ? c->profile : "none");
         buf_str(b, ",\n  \"reason\": ");
         json_string(b, c->reason ? c->reason : "no rule matched");
+        buf_str(b, ",\n  \"hint\": ");
+        if (c->hint)
+            json_string(b, c->hint);
+        else
+            buf_str(b, "null");
         buf_str(b, ",\n  \"rules\": ");
         json_string(b, c->rules);
         buf_printf(b, ",\n  \"rule_line\": %u\n", c->line);
-    } else if (c->profile) {
-        buf_printf(b, "profile:    %s (%s; %s:%u)\n", c->profile, c->reason, c->rules, c->line);
-    } else if (c->reason) {
-        buf_printf(b, "profile:    none (%s; %s)\n", c->reason, c->rules);
-    } else {
-        buf_printf(b, "profile:    none (no rule of %s matched)\n", c->rules);
+        return;
     }
+    buf_str(b, "profile:    ");
+    if (c->profile || c->reason) {
+        esc(b, c->profile ? c->profile : "none");
+        buf_str(b, " (");
+        detect_choice_why(b, c);
+        buf_str(b, "; ");
+        esc(b, c->rules);
+        if (c->profile)
+            buf_printf(b, ":%u", c->line);
+    } else {
+        buf_str(b, "none (no rule of ");
+        esc(b, c->rules);
+        buf_str(b, " matched");
+    }
+    buf_str(b, ")\n");
+}
+
+/* "  0000:18:00.0   MODEL (numa 0, iommu group 24 identity)" */
+static void print_gpu(struct buf *b, const struct gpu *g)
+{
+    buf_str(b, "  ");
+    size_t at = b->len;
+    esc(b, g->bus);
+    for (size_t w = b->len - at; w < 14; w++)
+        buf_str(b, " ");
+    buf_str(b, " ");
+    esc(b, g->model);
+    buf_printf(b, " (numa %d", g->numa);
+    if (g->group >= 0) /* a kernel before 5.11 writes no type */
+        buf_printf(b, ", iommu group %d%s%s", g->group, *g->iommu ? " " : "", g->iommu);
+    buf_str(b, ")\n");
 }
 
 void detect_print(struct buf *b, const struct hardware *h, const struct choice *c, bool json)
@@ -49,13 +102,8 @@ void detect_print(struct buf *b, const struct hardware *h, const struct choice *
     if (h->ngpus != h->found)
         buf_printf(b, " of %zu (NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES)", h->found);
     buf_printf(b, ", from %s\n", h->source);
-    for (size_t i = 0; i < h->ngpus; i++) {
-        const struct gpu *g = &h->gpus[i];
-        buf_printf(b, "  %-14s %s (numa %d", g->bus, g->model, g->numa);
-        if (g->group >= 0)
-            buf_printf(b, ", iommu group %d %s", g->group, g->iommu);
-        buf_str(b, ")\n");
-    }
+    for (size_t i = 0; i < h->ngpus; i++)
+        print_gpu(b, &h->gpus[i]);
     buf_printf(b, "nvswitches: %u\nnuma nodes: %u\niommu:      %s\nacs:        %s", h->nvswitches,
                h->numa_nodes, iommu_modes[h->iommu], acs_modes[h->acs]);
     if (h->acs == ACS_ON)

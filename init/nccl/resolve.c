@@ -19,17 +19,27 @@ static void check_entry(const struct entry *e, void *ctx)
 }
 
 /* "auto": the profile the rules in the profile directory pick for the
- * hardware; NULL when that is none. The log says why. */
-static const char *choose_auto(const struct resolve_options *o)
+ * hardware; NULL when that is none. The log says why. Rules that cannot be
+ * read are a broken install, not a node without GPUs: a warning naming
+ * the file, and under --strict an error, so that nothing starts. */
+static const char *choose_auto(struct resolved *r, const struct resolve_options *o)
 {
     struct hardware h = { 0 };
     struct choice c;
     detect_choose(&c, &h, o->profile_dir, o->root);
+    if (c.error) {
+        diag(&r->diag, o->strict ? DIAG_ERROR : DIAG_WARNING, c.rules, 0,
+             "--profile auto: cannot read the rules: %s; %s", strerror(-c.error),
+             o->strict ? "--strict starts nothing without them" : "profile none");
+        return NULL;
+    }
+    struct buf why = { 0 };
+    detect_choice_why(&why, &c);
     const char *model = h.ngpus ? h.gpus[0].model : "";
     log_info("auto: %zu GPU%s%s%s, %u NVSwitch%s: %s (%s)", h.ngpus, h.ngpus == 1 ? "" : "s",
              *model ? " " : "", model, h.nvswitches, h.nvswitches == 1 ? "" : "es",
-             c.profile ? c.profile : "none",
-             c.profile ? c.reason : c.reason ? c.reason : "no rule matched");
+             c.profile ? c.profile : "none", why.data);
+    buf_free(&why);
     return c.profile && strcmp(c.profile, "none") != 0 ? c.profile : NULL;
 }
 
@@ -47,7 +57,7 @@ int resolve_profiles(struct resolved *r, const struct resolve_options *o)
     r->profiles = xmalloc(o->nprofiles * sizeof *r->profiles);
     for (size_t i = 0; i < o->nprofiles; i++) {
         const char *spec = o->profiles[i];
-        if (strcmp(spec, "auto") == 0 && !(spec = choose_auto(o)))
+        if (strcmp(spec, "auto") == 0 && !(spec = choose_auto(r, o)))
             continue;
         struct profile *p = &r->profiles[r->n++];
         /* Lines that parsed are validated even when others did not, so one
@@ -64,9 +74,14 @@ int resolve_profiles(struct resolved *r, const struct resolve_options *o)
     return (int)r->diag.errors;
 }
 
-/* NCCL_P2P_LEVEL=SYS or PHB (by name; NCCL's legacy numbers are not
- * looked at), with P2P not disabled (NCCL reads NCCL_P2P_DISABLE with
- * strtol and only 1 disables), lets peer-to-peer cross the root complex.
+/* A P2P level that NCCL reads as PATH_PHB or PATH_SYS (8 and 9 in NCCL
+ * 2.28.9's src/graph/topo.h: a path through the PCIe host bridge, where
+ * the IOMMU sits), with P2P not disabled, lets peer-to-peer cross the root
+ * complex: by name, or by the legacy number of ncclGetLevel
+ * (src/graph/paths.cc, levelsOldToNew: 3 is PHB, 4 and up SYS). P2C and
+ * PXN (6, 7) are GPU-to-NIC paths: a GPU pair's path is never of those
+ * types, so those levels stop below the host bridge. nccl_read says what
+ * NCCL makes of both values (NCCL_P2P_DISABLE: only the int 1 disables).
  * Where the IOMMU translates the GPUs' DMA (detect's iommu=dma) that
  * hangs or crawls (NCCL's troubleshooting guide, "PCI Access Control
  * Services (ACS)"; NVIDIA/nccl issues 1999 and 2079): one warning with the
@@ -74,13 +89,19 @@ int resolve_profiles(struct resolved *r, const struct resolve_options *o)
  * them. The sysfs (under --root) is read only then. */
 static void warn_p2p_iommu(const struct envset *env, const char *root)
 {
+    enum { PATH_PHB = 8, PATH_SYS = 9 };
     const char *level = envset_get(env, "NCCL_P2P_LEVEL");
     const char *off = envset_get(env, "NCCL_P2P_DISABLE");
-    long long v = 0;
-    if (off)
-        parse_c_integer(off, &v);
-    if (!level || (strcmp(level, "SYS") != 0 && strcmp(level, "PHB") != 0) || v == 1)
+    struct nccl_reading lv, dis = { 0 };
+    if (!level)
         return;
+    nccl_read("NCCL_P2P_LEVEL", level, &lv);
+    if (off)
+        nccl_read("NCCL_P2P_DISABLE", off, &dis);
+    if (lv.reads != NR_LEVEL || lv.value < PATH_PHB || (dis.uses == NU_VALUE && dis.used == 1))
+        return;
+    const char *path = lv.value == PATH_SYS ? "SYS" : "PHB";
+    bool named = strcmp(level, path) == 0;
     /* No IOMMU group at all (the kernel makes the directory whether or not
      * an IOMMU is on): nothing is translated, and the scan of every PCI
      * device below, dozens of system calls, is left out of the start. One
@@ -97,9 +118,9 @@ static void warn_p2p_iommu(const struct envset *env, const char *root)
     struct hardware h;
     detect_hardware(&h, root);
     if (h.iommu == IOMMU_DMA)
-        log_warn("NCCL_P2P_LEVEL=%s may hang (IOMMU DMA translation): iommu=pt and ACS off, or "
-                 "NCCL_P2P_DISABLE=1 (pcie-8gpu-iommu)",
-                 level);
+        log_warn("NCCL_P2P_LEVEL=%s%s%s%s may hang (IOMMU DMA translation): iommu=pt and ACS "
+                 "off, or NCCL_P2P_DISABLE=1 (pcie-8gpu-iommu)",
+                 level, named ? "" : " (NCCL reads ", named ? "" : path, named ? "" : ")");
     xfree(h.gpus);
 }
 

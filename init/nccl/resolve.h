@@ -21,6 +21,7 @@ struct resolve_options {
     bool each_alone;         /* check: each file's combinations judged on their own too */
     diag_collect_fn *collect; /* not NULL: the findings go here, not to stderr (check --json) */
     void *collect_ctx;
+    bool strict;             /* run --strict: auto without readable rules is an error */
 };
 
 struct resolved {
