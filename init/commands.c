@@ -47,7 +47,6 @@ static unsigned resolve(struct resolved *r, const struct options *o, const char 
         .each_alone = check,
         .collect = f ? findings_collect : NULL,
         .collect_ctx = f,
-        .strict = o->strict,
     };
     int errors = resolve_profiles(r, &ro);
     if (errors < 0)

@@ -17,11 +17,11 @@ struct resolve_options {
     const char *nccl_lib;    /* the known NCCL_* names from it; NULL: the built-in table */
     bool enforce;            /* profile values win over the environment */
     bool strict;             /* an environment value NCCL would not take over a profile
-                                line is an error (ENVSET_STRICT) */
+                                line is an error (ENVSET_STRICT), and so is auto
+                                without readable rules */
     bool each_alone;         /* check: each file's combinations judged on their own too */
     diag_collect_fn *collect; /* not NULL: the findings go here, not to stderr (check --json) */
     void *collect_ctx;
-    bool strict;             /* run --strict: auto without readable rules is an error */
 };
 
 struct resolved {
