@@ -203,7 +203,7 @@ unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d
     unsigned crlf = first_crlf(text, len);
     if (crlf) {
         diag(d, DIAG_ERROR, p->path, crlf, "the file has CRLF line ends (Windows); convert it "
-             "with dos2unix or sed -i 's/\\r$//'");
+             "with dos2unix");
         return 1;
     }
     unsigned before = d->errors;
