@@ -585,17 +585,30 @@ static void remove_state_path(struct sink_report *r, const struct sink_options *
     xfree(path);
 }
 
-/* remove --root: each file state.json names, after the search (which
- * found most of them: those are only read again). A path that would lead
- * out of the root is left alone, with one warning. */
+/* Whether this remove already has a result for path (the search's). */
+static bool reported(const struct sink_report *r, const struct sink_options *o,
+                     const char *inside)
+{
+    size_t rl;
+    char *path = rooted(o, inside, &rl);
+    bool seen = false;
+    for (size_t i = 0; i < r->n && !seen; i++)
+        seen = strcmp(r->v[i].path, path) == 0;
+    xfree(path);
+    return seen;
+}
+
+/* remove --root: each file state.json names that the search did not
+ * already find (most are found: those are not looked at twice). A path
+ * that would lead out of the root is left alone, with one warning. */
 static void remove_state_paths(struct sink_report *r, const struct sink_options *o,
                                const struct state_paths *sp)
 {
     for (size_t i = 0; i < sp->n; i++) {
         char *inside = state_path_inside(o->root, sp->v[i].path);
-        if (inside)
+        if (inside && !reported(r, o, inside))
             remove_state_path(r, o, &sp->v[i], inside);
-        else
+        else if (!inside)
             log_warn("sink %s: %s: named in state.json, not a path inside --root %s; left alone",
                      sp->v[i].sink, sp->v[i].path, o->root);
         xfree(inside);
