@@ -390,17 +390,24 @@ refused() {
     assert_equal "$stderr" ""
 }
 
-@test "with --root, the hook opens the record under that root" {
-    make_prefix "$TMP/prefix"
+@test "with --root, the hook opens the record as the root's processes see it: /run/nccl-init/profile.env" {
+    # a prefix-style interpreter inside the root, given as seen from outside it
+    make_prefix "$TMP/root/prefix"
     mkdir -p "$TMP/root/run"
     run --separate-stderr "$NI" --root "$TMP/root" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu \
-        --python "$TMP/prefix/bin/python3" -- true
+        --python "$TMP/root/prefix/bin/python3" -- true
     assert_success
-    run env -i "$TMP/prefix/bin/python3" -c 'import os, sitecustomize as s; print(os.readlink("/proc/self/fd/%d" % s._nccl_record))'
-    assert_output "$TMP/root/run/nccl-init/profile.env"
+    local hook=$TMP/root/prefix/lib/python$PYV/sitecustomize.py
+    grep -qF "_nccl_init('/run/nccl-init/profile.env')" "$hook"
+    # the root's record where its processes look for it (the sandbox's /run)
+    cp -a "$TMP/root/run/nccl-init" /run/nccl-init
+    run env -i "$TMP/root/prefix/bin/python3" -c 'import os, sitecustomize as s; print(os.readlink("/proc/self/fd/%d" % s._nccl_record))'
+    assert_output /run/nccl-init/profile.env
+    run env -i "$TMP/root/prefix/bin/python3" -c "$SHOW"
+    assert_output "$WANT"
     # render prints the same block, but for the note of a file nccl-init created and its sha256 line
-    assert_equal "$(sed -n 2p "$TMP/prefix/lib/python$PYV/sitecustomize.py")" '# nccl-init created this file'
-    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$TMP/prefix/lib/python$PYV/sitecustomize.py" | sed 2,3d) \
+    assert_equal "$(sed -n 2p "$hook")" '# nccl-init created this file'
+    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$hook" | sed 2,3d) \
         <("$NI" render -q --root "$TMP/root" --profile-dir "$PROFILES" -p pcie-8gpu --format python)
 }
 
@@ -537,8 +544,8 @@ make_system_image() {
     assert_equal "$(cd "$R" && find . -name sitecustomize.py | LC_ALL=C sort)" \
         "$(printf '%s\n' ./etc/python3.12/sitecustomize.py ./usr/lib/python3.12/sitecustomize.py)"
     [[ "$stderr" != *warning* ]]
-    # under --root the hook names that root's record
-    grep -qF "_nccl_init('$R/run/nccl-init/profile.env')" "$R/etc/python3.12/sitecustomize.py"
+    # under --root the hook names the record as the image's processes see it
+    grep -qF "_nccl_init('/run/nccl-init/profile.env')" "$R/etc/python3.12/sitecustomize.py"
     # (b) the image's python3, run in the image, runs it: the record it
     # names is not there (nothing, silently), and with one there it applies
     # it. nccl-init byte-compiled it with the image's python3.12, from the
@@ -550,8 +557,8 @@ make_system_image() {
     run --separate-stderr in_image "$R" /usr/bin/python3 -c "$SHOW"
     assert_output "$(sed 's/=.*/=None/' <<<"$WANT")"
     assert_equal "$stderr" ""
-    mkdir -p "$R$R/run/nccl-init"
-    printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT" >"$R$R/run/nccl-init/profile.env"
+    mkdir -p "$R/run/nccl-init"
+    printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT" >"$R/run/nccl-init/profile.env"
     run in_image "$R" /usr/bin/python3 -c "$SHOW"
     assert_output "$WANT"
     # the .pyc was valid for it: not compiled again
@@ -591,9 +598,9 @@ sys.stdout.write(subprocess.run([sys.executable, '-c', '''$SHOW'''], env={}, cap
     [ ! -e "$R/etc/python3.12" ]
     assert_equal "$(cd "$R" && find . -name sitecustomize.py)" ./usr/lib/python3.12/sitecustomize.py
     [ -s "$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
-    # it names the root's record as seen from outside the root: run there
-    # with the image's stdlib (PYTHONHOME), it applies it
-    run env -i PYTHONHOME="$R/usr" "$R/usr/bin/python3.12" -c "$SHOW"
+    # it names the record as seen inside the root: run in the image, it
+    # applies the record the start wrote there
+    run in_image "$R" /usr/bin/python3 -c "$SHOW"
     assert_output "$WANT"
 }
 
@@ -621,8 +628,8 @@ sys.stdout.write(subprocess.run([sys.executable, '-c', '''$SHOW'''], env={}, cap
 # base's stdlib.
 #
 # nccl-init runs inside the image (chroot), as PID 1 does: pyvenv.cfg's
-# home and uv's links are image paths, which --root does not rewrite (it
-# prefixes only the paths nccl-init derives itself; README).
+# home and uv's links are image paths. (Under --root they are resolved
+# inside the root: tests/root.bats.)
 make_uv_image() {
     local r=$1 link=$2 v home py
     v=$("$PY312" -c 'import platform; print(platform.python_version())')

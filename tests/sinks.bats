@@ -286,7 +286,8 @@ files_in() { ls -A "$1"; }
     run ! grep -q NCCL_CONF_FILE "$ROOT/custom.conf"
     run state_sinks
     assert_line 'nccl-conf written'
-    grep -qF "\"path\": \"$ROOT/custom.conf\"" "$ROOT/run/nccl-init/state.json"
+    # under --root state.json names it as seen inside the root
+    grep -qF '"path": "/custom.conf"' "$ROOT/run/nccl-init/state.json"
 }
 
 @test "nccl.conf holds only KEY=VALUE lines, its markers and its note" {
@@ -352,9 +353,10 @@ for s in d["sinks"]:
         echo "digest $digest"
         echo "child_pid $pid int"
         cat "$TMP/want.env"
-        echo "record written $ROOT/run/nccl-init/profile.env"
-        echo "etc-environment written $ROOT/etc/environment"
-        echo "nccl-conf written $ROOT/etc/nccl.conf"
+        # the paths as seen inside the root
+        echo "record written /run/nccl-init/profile.env"
+        echo "etc-environment written /etc/environment"
+        echo "nccl-conf written /etc/nccl.conf"
     )"
 
     # a second start: same files, outcome unchanged, a new pid
@@ -1137,7 +1139,7 @@ for s in json.load(open(sys.argv[1]))["sinks"]:
         <("$ROOT/usr/bin/nccl-init" render --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \
             --format nccl-conf 2>/dev/null)
     run plugin_state "$ROOT/run/nccl-init/state.json"
-    assert_output "named $ROOT/usr/lib/nccl-init/libnccl-env.so NCCL_ENV_PLUGIN=/usr/lib/nccl-init/libnccl-env.so"
+    assert_output "named /usr/lib/nccl-init/libnccl-env.so NCCL_ENV_PLUGIN=/usr/lib/nccl-init/libnccl-env.so"
     # a binary outside the root names nothing inside it: no line, a debug line only
     make_prefix
     run --separate-stderr "$PNI" -vv --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu \

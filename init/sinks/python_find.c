@@ -6,12 +6,21 @@
 #include "lib/mem.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Under --root every path of an interpreter is the root's, as the
+ * processes inside it see it ("inside"), and is read at root + path
+ * ("outside"); without a root (NULL) the two are the same. */
+static char *outside(const char *root, const char *inside)
+{
+    return root ? path_join(root, inside) : xstrdup(inside);
+}
 
 static bool exists(const char *dir, const char *name)
 {
@@ -32,36 +41,77 @@ static const char *version_of(const char *name)
     return name + 6;
 }
 
-/* stdlib is always <prefix>/lib/python3.X. */
-static void add(struct python_homes *out, const char *root, const char *prefix,
-                const char *version)
+/* Links followed before in_root() gives up: Linux's own bound for a path
+ * (MAXSYMLINKS). */
+#define ROOT_LINKS_MAX 40
+
+/* Drops done's last component ("..": never above the root). */
+static void up(struct buf *done)
 {
-    struct buf stdlib = { 0 }, bin = { 0 };
-    buf_printf(&stdlib, "%s/lib/python%s", prefix, version);
-    struct stat st;
-    /* os.py is the landmark Python itself uses to find its stdlib. The same
-     * directory can be reached by several paths (/lib -> usr/lib): compare
-     * inodes, not names. */
-    bool dup = !exists(stdlib.data, "os.py") || stat(stdlib.data, &st) < 0;
-    for (size_t i = 0; !dup && i < out->n; i++)
-        dup = out->v[i].dev == st.st_dev && out->v[i].ino == st.st_ino;
-    if (dup) {
-        buf_free(&stdlib);
-        return;
+    char *slash = done->len ? strrchr(done->data, '/') : NULL;
+    done->len = slash ? (size_t)(slash - done->data) : 0;
+    if (done->data)
+        done->data[done->len] = '\0';
+}
+
+/* path (absolute, inside root) resolved as a process whose root is root
+ * resolves it: each component looked at with lstat in the directory
+ * already resolved, a link's text put in its place (an absolute one from
+ * the root), ".." no higher than the root. So nothing outside root is
+ * reached. The path inside the root, with no link and no "..", or NULL
+ * when a component is missing or links loop. */
+static char *in_root(const char *root, const char *path)
+{
+    struct buf done = { 0 }, todo = { 0 };
+    buf_str(&todo, path);
+    size_t at = 0;
+    int links = 0;
+    bool ok = true;
+    while (ok) {
+        const char *p = todo.data + at;
+        p += strspn(p, "/");
+        size_t n = strcspn(p, "/");
+        if (!n)
+            break;
+        at = (size_t)(p - todo.data) + n;
+        if (n == 1 && p[0] == '.')
+            continue;
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            up(&done);
+            continue;
+        }
+        size_t keep = done.len;
+        buf_add(&done, "/", 1);
+        buf_add(&done, p, n);
+        char *o = outside(root, done.data), link[PATH_MAX];
+        struct stat st;
+        ssize_t l = 0;
+        ok = lstat(o, &st) == 0;
+        if (ok && S_ISLNK(st.st_mode)) {
+            l = readlink(o, link, sizeof link - 1);
+            ok = l > 0 && ++links <= ROOT_LINKS_MAX;
+        }
+        xfree(o);
+        if (!ok || !S_ISLNK(st.st_mode))
+            continue;
+        link[l] = '\0';
+        struct buf next = { 0 };
+        buf_str(&next, link);
+        buf_str(&next, todo.data + at);
+        buf_free(&todo);
+        todo = next;
+        at = 0;
+        done.len = link[0] == '/' ? 0 : keep;
+        done.data[done.len] = '\0';
     }
-    grow((void **)&out->v, &out->cap, out->n + 1, sizeof out->v[0]);
-    struct python_home *h = &out->v[out->n++];
-    h->stdlib = stdlib.data;
-    h->prefix_len = strlen(prefix);
-    h->version = xstrdup(version);
-    h->root = xstrdup(root);
-    h->dev = st.st_dev;
-    h->ino = st.st_ino;
-    buf_printf(&bin, "%s/bin/python%s", prefix, version);
-    h->binary = access(bin.data, X_OK) == 0 ? bin.data : NULL;
-    if (!h->binary)
-        buf_free(&bin);
-    log_debug("python: %s (%s)", h->stdlib, version);
+    buf_free(&todo);
+    if (!ok) {
+        buf_free(&done);
+        return NULL;
+    }
+    if (!done.len)
+        buf_str(&done, "/");
+    return done.data;
 }
 
 /* Follows symlinks at the last component, as /usr/bin/python3 -> python3.11. */
@@ -88,21 +138,86 @@ static char *follow(const char *path)
     return cur;
 }
 
-/* Every PREFIX/lib/python3.X with a stdlib in it. */
-static void scan_prefix(struct python_homes *out, const char *root, const char *prefix)
+/* path with its links followed: at the last component on /, every
+ * component inside the root (NULL there when it leads nowhere). */
+static char *resolve(const char *root, const char *path)
 {
-    char *lib = path_join(prefix, "lib");
-    DIR *d = opendir(lib);
-    xfree(lib);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const char *v = version_of(e->d_name);
-        if (v)
-            add(out, root, prefix, v);
+    return root ? in_root(root, path) : follow(path);
+}
+
+/* The interpreter of a stdlib at prefix (inside), to byte-compile with:
+ * under a root only a regular executable reached inside it. */
+static char *binary_of(const char *root, const char *prefix, const char *version)
+{
+    struct buf bin = { 0 };
+    buf_printf(&bin, "%s/bin/python%s", prefix, version);
+    char *real = root ? in_root(root, bin.data) : xstrdup(bin.data);
+    char *o = real ? outside(root, real) : NULL;
+    struct stat st;
+    bool ok = o && access(o, X_OK) == 0 && (!root || (stat(o, &st) == 0 && S_ISREG(st.st_mode)));
+    buf_free(&bin);
+    xfree(real);
+    if (!ok) {
+        xfree(o);
+        return NULL;
     }
-    closedir(d);
+    return o;
+}
+
+/* stdlib is always <prefix>/lib/python3.X (prefix inside the root). True
+ * when there is one (os.py), a duplicate too. */
+static bool add(struct python_homes *out, const char *root, const char *prefix,
+                const char *version)
+{
+    char *pre = outside(root, prefix);
+    struct buf stdlib = { 0 };
+    buf_printf(&stdlib, "%s/lib/python%s", pre, version);
+    struct stat st;
+    /* os.py is the landmark Python itself uses to find its stdlib. The same
+     * directory can be reached by several paths (/lib -> usr/lib): compare
+     * inodes, not names. */
+    bool found = exists(stdlib.data, "os.py") && stat(stdlib.data, &st) == 0, dup = !found;
+    for (size_t i = 0; !dup && i < out->n; i++)
+        dup = out->v[i].dev == st.st_dev && out->v[i].ino == st.st_ino;
+    if (dup) {
+        buf_free(&stdlib);
+        xfree(pre);
+        return found;
+    }
+    grow((void **)&out->v, &out->cap, out->n + 1, sizeof out->v[0]);
+    struct python_home *h = &out->v[out->n++];
+    h->stdlib = stdlib.data;
+    h->prefix_len = strlen(pre);
+    h->version = xstrdup(version);
+    h->root = xstrdup(root ? root : "");
+    h->dev = st.st_dev;
+    h->ino = st.st_ino;
+    h->binary = binary_of(root, prefix, version);
+    log_debug("python: %s (%s)", h->stdlib, version);
+    xfree(pre);
+    return true;
+}
+
+/* Every PREFIX/lib/python3.X with a stdlib in it (prefix inside the root,
+ * where it is looked at where its links lead inside the root). */
+static bool scan_prefix(struct python_homes *out, const char *root, const char *prefix)
+{
+    char *real = root ? in_root(root, prefix) : xstrdup(prefix);
+    char *lib = real ? outside(root, real) : NULL, *dir = lib ? path_join(lib, "lib") : NULL;
+    DIR *d = dir ? opendir(dir) : NULL;
+    xfree(dir);
+    xfree(lib);
+    bool found = false;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *v = version_of(e->d_name);
+        if (v && add(out, root, real, v))
+            found = true;
+    }
+    if (d)
+        closedir(d);
+    xfree(real);
+    return found;
 }
 
 /* The first line of a script, if it is a "#!" line: the interpreter and,
@@ -128,10 +243,41 @@ static char *shebang(const char *path)
     return xstrndup(s, l);
 }
 
-static char *which(const char *name, const char *path_env)
+/* A file of the root read as its processes would read it: at the path its
+ * links lead to inside the root. NULL when it leads nowhere. */
+static char *root_file(const char *root, const char *path)
+{
+    char *real = resolve(root, path);
+    char *o = real ? outside(root, real) : NULL;
+    xfree(real);
+    return o;
+}
+
+/* An interpreter path given on the command line, inside the root: one
+ * under the root as the root's processes see it (ROOT/usr/bin/python3 is
+ * /usr/bin/python3), any other as it is (/usr/bin/python3 is the root's
+ * /usr/bin/python3), a relative one from the working directory first. */
+static char *inside_path(const char *root, const char *path)
+{
+    char cwd[PATH_MAX];
+    bool rel = path[0] != '/' || root[0] != '/';
+    if (rel && !getcwd(cwd, sizeof cwd))
+        return NULL;
+    char *full = path[0] == '/' ? path_join("/", path) : path_join(cwd, path);
+    char *r = root[0] == '/' ? path_join(root, ".") : path_join(cwd, root);
+    size_t n = strlen(r);
+    char *in = n > 1 && strncmp(full, r, n) == 0 && full[n] == '/' ? xstrdup(full + n)
+             : n > 1 && strcmp(full, r) == 0                       ? xstrdup("/")
+                                                                    : xstrdup(full);
+    xfree(r);
+    xfree(full);
+    return in;
+}
+
+static char *which(const char *root, const char *name, const char *path_env)
 {
     if (strchr(name, '/'))
-        return xstrdup(name);
+        return root ? inside_path(root, name) : xstrdup(name);
     const char *p = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
     for (;;) {
         const char *c = strchr(p, ':');
@@ -139,7 +285,12 @@ static char *which(const char *name, const char *path_env)
         char *dir = xstrndup(l ? p : ".", l ? l : 1);
         char *full = path_join(dir, name);
         xfree(dir);
-        if (access(full, X_OK) == 0)
+        /* Under a root, only its absolute directories: a relative one
+         * names the working directory, which is not the root's. */
+        char *file = !root ? xstrdup(full) : full[0] == '/' ? root_file(root, full) : NULL;
+        bool ok = file && access(file, X_OK) == 0;
+        xfree(file);
+        if (ok)
             return full;
         xfree(full);
         if (!c)
@@ -148,12 +299,15 @@ static char *which(const char *name, const char *path_env)
     }
 }
 
-/* A venv's pyvenv.cfg: "home = /usr/bin" and "version = 3.11.2". */
-static bool venv_base(const char *bindir, char **home, char **version)
+/* A venv's pyvenv.cfg, next to bindir's parent as CPython's getpath looks
+ * for it: "home = /usr/bin" and "version = 3.11.2". */
+static bool venv_base(const char *root, const char *bindir, char **home, char **version)
 {
-    char *cfg = path_join(bindir, "../pyvenv.cfg"), *text;
+    char *cfg = path_join(bindir, "../pyvenv.cfg"), *text = NULL;
+    char *file = root ? root_file(root, cfg) : xstrdup(cfg);
     size_t len;
-    int r = read_file(cfg, 1 << 16, &text, &len);
+    int r = file ? read_file(file, 1 << 16, &text, &len) : -ENOENT;
+    xfree(file);
     xfree(cfg);
     if (r < 0)
         return false;
@@ -182,85 +336,125 @@ static bool venv_base(const char *bindir, char **home, char **version)
     return *home && *version;
 }
 
-/* The stdlib of the interpreter at path, or of the script's interpreter. */
-static void from_interpreter(struct python_homes *out, const char *path, const char *path_env,
-                             int depth)
+/* What an interpreter given on the command line came to. */
+enum found { NOT_PYTHON, NO_STDLIB, FOUND };
+
+/* The prefix (inside the root) and version of the interpreter at full,
+ * whose directory is bindir: a venv's base, or <prefix>/bin/python3.X
+ * once links are followed (*version NULL for a "python3" that is not a
+ * link). False when it leads nowhere inside the root. */
+static bool prefix_of(const char *root, const char *full, const char *bindir, char **prefix,
+                      char **version)
 {
-    char *full = which(path, path_env);
+    char *home = NULL;
+    *version = NULL;
+    if (venv_base(root, bindir, &home, version)) {
+        /* A venv has no stdlib of its own: the base interpreter's covers it. */
+        *prefix = path_join(home, "..");
+        xfree(home);
+        return true;
+    }
+    xfree(home);
+    xfree(*version);
+    *version = NULL;
+    char *real = resolve(root, full);
+    if (!real)
+        return false;
+    char *slash = strrchr(real, '/');
+    const char *v = version_of(slash + 1);
+    *version = v ? xstrdup(v) : NULL;
+    *slash = '\0';
+    *prefix = path_join(*real ? real : "/", "..");
+    xfree(real);
+    return true;
+}
+
+/* The stdlib of the interpreter at path, or of the script's interpreter. */
+static enum found from_interpreter(struct python_homes *out, const char *root, const char *path,
+                                   const char *path_env, int depth)
+{
+    const char *given = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    enum found none = strncmp(given, "python", 6) == 0 ? NO_STDLIB : NOT_PYTHON;
+    char *full = which(root, path, path_env);
     if (!full)
-        return;
-    char *interp = shebang(full);
+        return none;
+    char *file = root ? root_file(root, full) : xstrdup(full);
+    char *interp = file ? shebang(file) : NULL;
+    xfree(file);
     if (interp) {
-        if (depth < 2)
-            from_interpreter(out, interp, path_env, depth + 1);
+        enum found f = depth < 2 ? from_interpreter(out, root, interp, path_env, depth + 1) : none;
         xfree(interp);
         xfree(full);
-        return;
+        return f;
     }
     const char *base = strrchr(full, '/') + 1;
     if (strncmp(base, "python", 6) != 0) {
         xfree(full);
-        return;
+        return none;
     }
     char *bindir = xstrndup(full, (size_t)(base - 1 - full));
-    char *home = NULL, *version = NULL, *prefix;
-    if (venv_base(bindir, &home, &version)) {
-        /* A venv has no stdlib of its own: the base interpreter's covers it. */
-        prefix = path_join(home, "..");
-    } else {
-        /* <prefix>/bin/python3.X, once links are followed */
-        xfree(version);
-        char *real = follow(full);
-        char *slash = strrchr(real, '/');
-        const char *v = version_of(slash + 1);
-        version = v ? xstrdup(v) : NULL;
-        *slash = '\0';
-        prefix = path_join(*real ? real : "/", "..");
+    char *prefix = NULL, *version = NULL;
+    bool found = false;
+    if (prefix_of(root, full, bindir, &prefix, &version)) {
+        /* A prefix that is a link, as uv's minor-version directory
+         * (cpython-3.12-linux-x86_64-gnu -> cpython-3.12.N-...) that its
+         * venvs name: the stdlib where it leads, since a sink's path holds
+         * no link. */
+        char *real = resolve(root, prefix);
+        if (real)
+            found = version ? add(out, root, real, version)
+                            : scan_prefix(out, root, real); /* a "python3" that is not a link */
         xfree(real);
     }
-    /* A prefix that is a link, as uv's minor-version directory
-     * (cpython-3.12-linux-x86_64-gnu -> cpython-3.12.N-...) that its venvs
-     * name: the stdlib where it leads, since a sink's path holds no link. */
-    char *real = follow(prefix);
-    if (version)
-        add(out, "", real, version);
-    else
-        scan_prefix(out, "", real); /* a "python3" that is not a link */
-    xfree(real);
     xfree(prefix);
-    xfree(home);
     xfree(version);
     xfree(bindir);
     xfree(full);
+    return found ? FOUND : NO_STDLIB;
 }
 
 void python_find(struct python_homes *out, const char *root, const char *const *interpreters,
                  size_t n, const char *path_env)
 {
     static const char prefixes[][11] = { "/usr", "/usr/local", "/opt/conda" };
-    const char *r = root ? root : "";
-    for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
-        struct buf b = { 0 };
-        buf_str(&b, r);
-        buf_str(&b, prefixes[i]);
-        scan_prefix(out, r, b.data);
-        buf_free(&b);
-    }
-    struct buf envs = { 0 };
-    buf_str(&envs, r);
-    buf_str(&envs, "/opt/conda/envs");
-    DIR *d = opendir(envs.data);
+    for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+        scan_prefix(out, root, prefixes[i]);
+    char *envs = outside(root, "/opt/conda/envs");
+    DIR *d = opendir(envs);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char *prefix = path_join(envs.data, e->d_name);
-        scan_prefix(out, r, prefix);
+        char *prefix = path_join("/opt/conda/envs", e->d_name);
+        scan_prefix(out, root, prefix);
         xfree(prefix);
     }
     if (d)
         closedir(d);
-    buf_free(&envs);
+    xfree(envs);
     for (size_t i = 0; i < n; i++)
-        from_interpreter(out, interpreters[i], path_env, 0);
+        if (from_interpreter(out, root, interpreters[i], path_env, 0) == NO_STDLIB && root)
+            log_warn("sink python: %s: no Python standard library for it under --root %s; "
+                     "no hook for it",
+                     interpreters[i], root);
+}
+
+bool python_find_hook(struct python_homes *out, const char *root, const char *hook)
+{
+    /* <prefix>/lib/python3.X/sitecustomize.py */
+    static const char name[] = "/sitecustomize.py";
+    size_t n = strlen(hook), ln = sizeof name - 1;
+    if (n <= ln || strcmp(hook + n - ln, name) != 0)
+        return false;
+    char *stdlib = xstrndup(hook, n - ln), *base = strrchr(stdlib, '/');
+    const char *v = version_of(base + 1);
+    size_t lp = (size_t)(base - stdlib);
+    bool ok = v && lp >= 4 && strncmp(base - 4, "/lib", 4) == 0;
+    char *prefix = ok ? xstrndup(stdlib, lp - 4) : NULL;
+    char *real = ok ? in_root(root, *prefix ? prefix : "/") : NULL;
+    ok = real && add(out, root, real, v);
+    xfree(real);
+    xfree(prefix);
+    xfree(stdlib);
+    return ok;
 }

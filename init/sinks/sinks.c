@@ -7,6 +7,7 @@
 #include "sinks/python_find.h"
 #include "lib/paths.h"
 #include "sinks/sink_formats.h"
+#include "sinks/state_paths.h"
 #include "nccl/render.h"
 #include "lib/fileio.h"
 #include "lib/mem.h"
@@ -309,6 +310,17 @@ static char *shadowed(const struct python_home *h)
  * failure is a warning; else (a current hook without its .pyc, a
  * read-only image) only a debug line: the hook works, each start compiles
  * it. */
+static bool pycache_ok(const struct python_home *h, const char *pyc)
+{
+    struct stat st;
+    char *dir = xstrndup(pyc, (size_t)(strrchr(pyc, '/') - pyc));
+    bool link = *h->root && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode);
+    if (link)
+        log_debug("python: %s is a link; not byte-compiled under --root", dir);
+    xfree(dir);
+    return !link;
+}
+
 static void byte_compile(const struct python_home *h, const char *src, const char *pyc,
                          bool written)
 {
@@ -316,6 +328,10 @@ static void byte_compile(const struct python_home *h, const char *src, const cha
         log_debug("python: no interpreter next to %s to byte-compile with", h->stdlib);
         return;
     }
+    /* py_compile makes and writes __pycache__ through a link: under a root
+     * that could lead out of it. (The stdlib above it was just walked.) */
+    if (!pycache_ok(h, pyc))
+        return;
     char *argv[] = { h->binary, "-I", "-c",
                      "import py_compile,sys\npy_compile.compile(*sys.argv[1:],doraise=True)",
                      (char *)src, (char *)pyc, NULL };
@@ -443,31 +459,16 @@ static void python_sink(struct sink_report *r, const struct sink_options *o, boo
     python_find(&homes, o->root, o->interpreters, o->ninterpreters, path);
     if (homes.n == 0)
         log_info("sink python: no Python interpreter found");
-    /* The record's path goes into each hook: worked out (a getcwd for a
-     * relative --root) only when there is one to write. */
-    char *record = homes.n ? sink_record_path(o->root) : NULL;
+    /* The record's path as the hook's processes see it: under --root
+     * those run inside the root, where it is /run/nccl-init/profile.env,
+     * as the env plugin opens it. */
     for (size_t i = 0; i < homes.n; i++)
-        write_python(r, &homes.v[i], put, record);
-    xfree(record);
+        write_python(r, &homes.v[i], put, RECORD_ENV);
 }
 
 void sinks_install_hooks(struct sink_report *r, const struct sink_options *o)
 {
     python_sink(r, o, true, getenv("PATH"));
-}
-
-char *sink_record_path(const char *root)
-{
-    char *record = root ? path_join(root, RECORD_ENV) : xstrdup(RECORD_ENV);
-    if (record[0] != '/') {
-        char cwd[4096];
-        char *abs = getcwd(cwd, sizeof cwd) ? path_join(cwd, record) : NULL;
-        if (abs) {
-            xfree(record);
-            record = abs;
-        }
-    }
-    return record;
 }
 
 /* The nccl-conf sink's file: NCCL reads $NCCL_CONF_FILE, or ~/.nccl.conf
@@ -593,10 +594,20 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
 }
 
 static void remove_record_file(struct sink_report *r, const char *path, size_t root_len);
+static void state_read(struct state_paths *sp, const struct sink_options *o);
+static void remove_state_paths(struct sink_report *r, const struct sink_options *o,
+                               const struct state_paths *sp);
 
 void sinks_remove(struct sink_report *r, const struct sink_options *o)
 {
+    /* Under --root, state.json names the hooks of interpreters the search
+     * does not look at: read before the record goes. */
+    struct state_paths sp = { 0 };
+    if (o->root)
+        state_read(&sp, o);
     sinks_write(r, o, NULL);
+    remove_state_paths(r, o, &sp);
+    state_paths_free(&sp);
     static const char *const record[] = { RECORD_ENV, RECORD_STATE, RECORD_DIR };
     for (size_t i = 0; i < ARRAY_SIZE(record); i++) {
         size_t rl;
@@ -608,6 +619,93 @@ void sinks_remove(struct sink_report *r, const struct sink_options *o)
         else
             remove_file(r, "record", p, rl, AT_REMOVEDIR);
         xfree(p);
+    }
+}
+
+/* The root's state.json, read as the readers read the record (doc/sinks.md,
+ * "The readers' trust rule"): reached without a link, a regular file with
+ * one link, root's or ours, writable by no one else. Anything else, or
+ * none, gives no paths (a debug line). */
+static void state_read(struct state_paths *sp, const struct sink_options *o)
+{
+    size_t rl;
+    char *path = rooted(o, RECORD_STATE, &rl), *text = NULL;
+    struct target t;
+    int fd = target_open_flags(&t, path, rl, WALK_SHARED_DIR) == 0
+                 ? openat(t.dfd, t.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+                 : -1;
+    target_close(&t);
+    struct stat st;
+    size_t len;
+    bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+              (st.st_uid == 0 || st.st_uid == geteuid()) && !(st.st_mode & 022);
+    if (ok)
+        ok = read_fd(fd, st.st_size, 1u << 20, &text, &len) == 0; /* closes fd */
+    else if (fd >= 0)
+        close(fd);
+    if (ok)
+        state_paths_parse(sp, text);
+    else
+        log_debug("sink record: %s: not read (none, or not trusted)", path);
+    xfree(text);
+    xfree(path);
+}
+
+/* Takes the block out of one file state.json names, inside the root:
+ * a stdlib's hook as the python sink does (its .pyc and Debian's
+ * conffile link too), any other file (a conffile, $NCCL_CONF_FILE under
+ * the root) where it is. A file without the block is only read. */
+static void remove_state_path(struct sink_report *r, const struct sink_options *o,
+                              const struct state_path *p, const char *inside)
+{
+    struct python_homes homes = { 0 };
+    if (strcmp(p->sink, "python") == 0 && python_find_hook(&homes, o->root, inside)) {
+        write_python(r, &homes.v[0], false, NULL);
+        return;
+    }
+    const char *base = strrchr(inside, '/') + 1;
+    if (strcmp(p->sink, "python") == 0 ? strcmp(base, "sitecustomize.py") != 0
+        : strcmp(p->sink, "etc-environment") == 0 && strcmp(inside, ETC_ENVIRONMENT) != 0) {
+        log_warn("sink %s: %s: named in state.json, not a file of that sink's; left alone",
+                 p->sink, p->path);
+        return;
+    }
+    size_t rl;
+    char *path = rooted(o, inside, &rl);
+    struct target t;
+    if (open_sink(r, p->sink, &t, path, rl))
+        splice_write(r, p->sink, &t, NULL, strcmp(p->sink, "python") == 0, NULL, 0, 0);
+    target_close(&t);
+    xfree(path);
+}
+
+/* Whether this remove already has a result for path (the search's). */
+static bool reported(const struct sink_report *r, const struct sink_options *o,
+                     const char *inside)
+{
+    size_t rl;
+    char *path = rooted(o, inside, &rl);
+    bool seen = false;
+    for (size_t i = 0; i < r->n && !seen; i++)
+        seen = strcmp(r->v[i].path, path) == 0;
+    xfree(path);
+    return seen;
+}
+
+/* remove --root: each file state.json names that the search did not
+ * already find (most are found: those are not looked at twice). A path
+ * that would lead out of the root is left alone, with one warning. */
+static void remove_state_paths(struct sink_report *r, const struct sink_options *o,
+                               const struct state_paths *sp)
+{
+    for (size_t i = 0; i < sp->n; i++) {
+        char *inside = state_path_inside(o->root, sp->v[i].path);
+        if (inside && !reported(r, o, inside))
+            remove_state_path(r, o, &sp->v[i], inside);
+        else if (!inside)
+            log_warn("sink %s: %s: named in state.json, not a path inside --root %s; left alone",
+                     sp->v[i].sink, sp->v[i].path, o->root);
+        xfree(inside);
     }
 }
 
@@ -705,9 +803,11 @@ static void record_env(struct sink_report *r, const struct sink_options *o)
     result(r, "record", path, e == 1 ? OUTCOME(1) : OUTCOME(0));
 }
 
-/* state.json's text but the child's pid, which goes at *pid_at. */
+/* state.json's text but the child's pid, which goes at *pid_at. Under
+ * --root each path is as the root's processes see it (root_len_in):
+ * remove --root reads them back inside the root. */
 static void state_text(struct buf *b, const struct envset *s, const struct sink_report *r,
-                       size_t *pid_at)
+                       const char *root, size_t *pid_at)
 {
     buf_str(b, "{\n  \"profile\": ");
     json_string(b, s->names);
@@ -727,7 +827,7 @@ static void state_text(struct buf *b, const struct envset *s, const struct sink_
         buf_str(b, i ? ",\n    {\"sink\": \"" : "\n    {\"sink\": \"");
         buf_str(b, r->v[i].sink);
         buf_str(b, "\", \"path\": ");
-        json_string(b, r->v[i].path);
+        json_string(b, r->v[i].path + root_len_in(r->v[i].path, root));
         buf_str(b, ", \"outcome\": \"");
         buf_str(b, r->v[i].outcome);
         buf_str(b, "\"");
@@ -750,7 +850,7 @@ void record_state_prepare(struct record_state *rs, const struct sink_report *r,
     if (!(o->mask & SINK_RECORD) || r->record_failed)
         return; /* the record's directory already gave its one warning */
     rs->path = rooted(o, RECORD_STATE, &rs->root_len);
-    state_text(&rs->text, s, r, &rs->pid_at);
+    state_text(&rs->text, s, r, o->root, &rs->pid_at);
     /* The room the pid takes after the fork, where nothing may allocate. */
     buf_reserve(&rs->text, rs->text.len + PID_DIGITS + 1);
 }

@@ -73,7 +73,9 @@ void sink_nccl_conf_block(struct buf *body, const char *root, const struct envse
 
 /* remove: every block out of its file (sinks_write with no set; a file
  * nccl-init created and that holds nothing else is deleted, and so is its
- * .pyc), then the record's files and its directory when empty. */
+ * .pyc); under --root also of each file the root's state.json names, as
+ * seen inside the root and never outside it; then the record's files and
+ * its directory when empty. */
 void sinks_remove(struct sink_report *r, const struct sink_options *o);
 
 /* The python sink alone, putting the hook in place (install): into every
@@ -83,12 +85,8 @@ void sinks_remove(struct sink_report *r, const struct sink_options *o);
  * only read. */
 void sinks_install_hooks(struct sink_report *r, const struct sink_options *o);
 
-/* The record's path under root (NULL: /), made absolute: the Python hook
- * opens it from any directory. */
-char *sink_record_path(const char *root);
-
 /* /run/nccl-init/state.json, with every sink's outcome and the child's
- * pid. Rendered before the fork, with room kept for the pid, and written
+ * pid (under --root each path as seen inside the root). Rendered before the fork, with room kept for the pid, and written
  * after it, while the child already runs: the record is for verify, and
  * nothing the child does waits for it. No allocation after the fork
  * (init/README.md). */
