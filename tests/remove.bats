@@ -226,15 +226,16 @@ EOF
 }
 
 @test "NCCL_CONF_FILE: remove takes the block out of that file, as the start put it there" {
-    printf 'NCCL_DEBUG=WARN' >"$TMP/custom.conf"
-    cp "$TMP/custom.conf" "$TMP/custom.orig"
-    NCCL_CONF_FILE=$TMP/custom.conf start --root "$R" --sinks nccl-conf
-    grep -qx '# BEGIN nccl-init' "$TMP/custom.conf"
+    # under --root, the path as the root's processes see it
+    printf 'NCCL_DEBUG=WARN' >"$R/custom.conf"
+    cp "$R/custom.conf" "$TMP/custom.orig"
+    NCCL_CONF_FILE=/custom.conf start --root "$R" --sinks nccl-conf
+    grep -qx '# BEGIN nccl-init' "$R/custom.conf"
     [ ! -e "$R/etc/nccl.conf" ]
-    run --separate-stderr env NCCL_CONF_FILE="$TMP/custom.conf" "$NI" remove --root "$R"
+    run --separate-stderr env NCCL_CONF_FILE=/custom.conf "$NI" remove --root "$R"
     assert_success
-    cmp "$TMP/custom.orig" "$TMP/custom.conf"
-    [[ "$stderr" == *"sink nccl-conf: $TMP/custom.conf written"* ]]
+    cmp "$TMP/custom.orig" "$R/custom.conf"
+    [[ "$stderr" == *"sink nccl-conf: $R/custom.conf written"* ]]
 }
 
 @test "a damaged block is left alone with one warning, the rest is removed, exit 1" {
@@ -292,19 +293,19 @@ EOF
 }
 
 @test "NCCL_CONF_FILE in a sticky directory: another user's file with a made block is not deleted" {
-    chmod 0755 "$TMP"
-    mkdir -m 1777 "$TMP/sticky"
-    NCCL_CONF_FILE=$TMP/sticky/nccl.conf start --root "$R" --sinks nccl-conf
-    grep -qx "$MADE" "$TMP/sticky/nccl.conf"
+    chmod 0755 "$TMP" "$R"
+    mkdir -m 1777 "$R/sticky"
+    NCCL_CONF_FILE=/sticky/nccl.conf start --root "$R" --sinks nccl-conf
+    grep -qx "$MADE" "$R/sticky/nccl.conf"
     # the same bytes, but a file of another user's, there in its place
-    cp "$TMP/sticky/nccl.conf" "$TMP/copy"
-    rm "$TMP/sticky/nccl.conf"
+    cp "$R/sticky/nccl.conf" "$TMP/copy"
+    rm "$R/sticky/nccl.conf"
     setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'umask 022; cat >"$1"' sh \
-        "$TMP/sticky/nccl.conf" <"$TMP/copy"
-    assert_equal "$(stat -c %U "$TMP/sticky/nccl.conf")" nobody
-    run --separate-stderr env NCCL_CONF_FILE="$TMP/sticky/nccl.conf" "$NI" remove --root "$R"
+        "$R/sticky/nccl.conf" <"$TMP/copy"
+    assert_equal "$(stat -c %U "$R/sticky/nccl.conf")" nobody
+    run --separate-stderr env NCCL_CONF_FILE=/sticky/nccl.conf "$NI" remove --root "$R"
     assert_success
-    assert_equal "$(stat -c '%s %U' "$TMP/sticky/nccl.conf")" '0 nobody'
+    assert_equal "$(stat -c '%s %U' "$R/sticky/nccl.conf")" '0 nobody'
     [[ "$stderr" == *"nccl-init created it, but it is now $(id -u nobody):$(id -g nobody), mode 0644"* ]]
 }
 

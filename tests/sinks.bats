@@ -269,6 +269,38 @@ files_in() { ls -A "$1"; }
             --format etc-environment 2>/dev/null)
 }
 
+@test "under --root, NCCL_CONF_FILE names the root's file; one that could climb out of the root is refused" {
+    mkdir "$TMP/outside"
+    # in /etc, which the sandbox overlays: a binary that gets this wrong
+    # writes the machine's copy there, not the machine's file
+    mkdir -p "$ROOT/etc"
+    run --separate-stderr env NCCL_CONF_FILE=/etc/custom-nccl.conf "$NI" --root "$ROOT" \
+        --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    grep -qx '# BEGIN nccl-init' "$ROOT/etc/custom-nccl.conf"
+    [ ! -e /etc/custom-nccl.conf ]
+    local cf up
+    up=$(realpath --relative-to="$ROOT" "$TMP/outside")
+    for cf in "/$up/nccl.conf" "/etc/../$up/nccl.conf" relative.conf; do
+        run --separate-stderr env NCCL_CONF_FILE="$cf" "$NI" --root "$ROOT" --sinks nccl-conf \
+            --profile-dir "$PROFILES" -p pcie-8gpu -- true
+        assert_success
+        [[ "$stderr" == *"nccl-init: warning: sink nccl-conf: NCCL_CONF_FILE=$cf: under --root $ROOT it must be an absolute path without '.', '..' or empty parts"*"; skipped"* ]]
+        [ -z "$(ls -A "$TMP/outside")" ]
+    done
+    # a host path outside the root is the root's file of that name: here none
+    run --separate-stderr env NCCL_CONF_FILE="$TMP/outside/nccl.conf" "$NI" --root "$ROOT" \
+        --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- true
+    assert_success
+    [[ "$stderr" == *"warning: sink nccl-conf: $ROOT$TMP/outside/nccl.conf: "*"No such file or directory; skipped"* ]]
+    [ -z "$(ls -A "$TMP/outside")" ]
+    # --strict: a sink that cannot be written starts nothing
+    run --separate-stderr env NCCL_CONF_FILE="/$up/nccl.conf" "$NI" --strict --root "$ROOT" \
+        --sinks nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
+    assert_failure 2
+    [ ! -e "$TMP/started" ]
+}
+
 @test "NCCL_CONF_FILE is honoured: its file gets the block, etc/nccl.conf is not created" {
     printf 'NCCL_DEBUG=WARN\n# mine' >"$ROOT/custom.conf"
     cp "$ROOT/custom.conf" "$TMP/custom.orig"

@@ -477,13 +477,26 @@ void sinks_install_hooks(struct sink_report *r, const struct sink_options *o)
  * is set puts the block ahead of /etc/nccl.conf. remove goes by its own
  * environment's NCCL_CONF_FILE the same way (s NULL). $NCCL_CONF_FILE is
  * used as given: walked whole (root_len 0). */
+/* The nccl.conf the block goes to: NCCL_CONF_FILE's, or /etc/nccl.conf.
+ * Under --root NCCL_CONF_FILE names a file as the root's processes see it,
+ * like every path there (written with the root in front or not): the
+ * root's file, reached from the root. One that could climb out of it (a
+ * "..", or not absolute and clean) gives NULL: nothing outside the root is
+ * written. */
 static char *conf_path(const char *root, const struct envset *s, size_t *root_len, bool *from_env)
 {
     const char *cf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
     *from_env = cf && *cf;
     *root_len = 0;
     struct sink_options o = { .root = root };
-    return *from_env ? xstrdup(cf) : rooted(&o, ETC_NCCL_CONF, root_len);
+    if (!*from_env)
+        return rooted(&o, ETC_NCCL_CONF, root_len);
+    if (!root || !*root)
+        return xstrdup(cf);
+    char *inside = state_path_inside(root, cf);
+    char *p = inside ? rooted(&o, inside, root_len) : NULL;
+    xfree(inside);
+    return p;
 }
 
 /* text: the file as the sink already read it (len bytes), or NULL. */
@@ -502,6 +515,8 @@ void sink_nccl_conf_block(struct buf *body, const char *root, const struct envse
     size_t rl;
     bool from_env;
     char *path = conf_path(root, s, &rl, &from_env);
+    if (!path) /* render: the block as it would be, with no file looked at */
+        path = xstrdup(ETC_NCCL_CONF);
     conf_block(body, root, s, path, from_env, NULL, 0, p);
     xfree(path);
 }
@@ -547,9 +562,19 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
     if (o->mask & SINK_NCCL_CONF) {
         c[n].sink = "nccl-conf";
         c[n].path = conf_path(o->root, s, &c[n].root_len, &c[n].from_env);
-        if (c[n].from_env && s)
-            log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", c[n].path);
-        c[n++].conf = true;
+        if (!c[n].path) {
+            const char *cf = s ? envset_get(s, "NCCL_CONF_FILE") : getenv("NCCL_CONF_FILE");
+            log_warn("sink nccl-conf: NCCL_CONF_FILE=%s: under --root %s it must be an absolute "
+                     "path without '.', '..' or empty parts: it could name a file outside the "
+                     "root; skipped", cf, o->root);
+            result(r, "nccl-conf", cf, "failed")->reason =
+                xstrdup("NCCL_CONF_FILE is not a clean absolute path inside --root");
+            r->failures++;
+        } else {
+            if (c[n].from_env && s)
+                log_info("NCCL_CONF_FILE is set: writing the nccl.conf block to %s", c[n].path);
+            c[n++].conf = true;
+        }
     }
     /* The record first: in a pod with a read-only root it is the one file
      * that carries the profile (to the baked hook and the env plugin), and
