@@ -392,3 +392,11 @@ EOF
     [ ! -e "$R/run/nccl-init/state.json" ]
     [[ "$stderr" != *warning* ]]
 }
+
+@test "remove --root on a root without etc/: nothing to take out, no warning, exit 0" {
+    mkdir "$TMP/bare"
+    run --separate-stderr "$NI" remove --root "$TMP/bare"
+    assert_success
+    run ! grep -q warning <<<"$stderr"
+    [ -z "$(ls -A "$TMP/bare")" ]
+}

@@ -128,6 +128,19 @@ static bool open_sink(struct sink_report *r, const char *sink, struct target *t,
     return e == 0;
 }
 
+/* open_sink for remove: a directory that is not there holds no block, so
+ * there is nothing to take out (a root without etc/): a debug line. */
+static bool open_sink_to_remove(struct sink_report *r, const char *sink, struct target *t,
+                                const char *path, size_t root_len)
+{
+    int e = target_open(t, path, root_len);
+    if (e == -ENOENT && t->why.kind == REFUSED_NOTHING)
+        log_debug("sink %s: %s: no such directory: nothing to remove", sink, path);
+    else if (e < 0)
+        target_failed(r, sink, t, e);
+    return e == 0;
+}
+
 /* What splice_write did: atomic_write's 0 and 1, and 2 for a file deleted.
  * On remove, "written" is the file written without its block. */
 #define OUTCOME(e) ((e) == 2 ? "deleted" : (e) ? "unchanged" : "written")
@@ -594,7 +607,8 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
          * plugin's lookup looks through. */
         struct env_plugin p = { 0 };
         struct target t;
-        bool open = open_sink(r, c[i].sink, &t, c[i].path, c[i].root_len);
+        bool open = s ? open_sink(r, c[i].sink, &t, c[i].path, c[i].root_len)
+                      : open_sink_to_remove(r, c[i].sink, &t, c[i].path, c[i].root_len);
         char *old = NULL;
         size_t oldlen = 0;
         int rd = open ? target_read(&t, &old, &oldlen) : -1;
