@@ -646,7 +646,8 @@ static int read_procs(struct proc **procs, size_t *n)
 static struct proc *find_proc(struct proc *procs, size_t n, pid_t pid)
 {
     struct proc key = { .pid = pid };
-    return bsearch(&key, procs, n, sizeof *procs, cmp_pid);
+    /* no process at all (another PID namespace): procs is NULL */
+    return n ? bsearch(&key, procs, n, sizeof *procs, cmp_pid) : NULL;
 }
 
 /* Why no process was checked, in one line: no process checked is no pass.
