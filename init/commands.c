@@ -259,6 +259,9 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     return rc;
 }
 
+/* Exits with verify's status (inspect/verify.h: 0 every process checked
+ * has every value, 1 one does not or was not verified, 3 no process
+ * checked), or 2 when there is no resolved set to check against. */
 int cmd_verify(const struct options *o)
 {
     struct verify_options v = { o->root, o->json, o->all, o->pids, o->npids };

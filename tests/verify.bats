@@ -749,12 +749,15 @@ fake_libnccl() {
 }
 
 # $TMP/hold.py READY STEP...: takes the steps in order: lib=PATH loads a
-# library, plugin=FILE opens FILE O_PATH (the env plugin's descriptor),
-# site=FILE opens it read-only (the hook's), mark=FILE creates FILE,
-# wait=FILE waits until FILE exists. Then it writes its pid to READY and
-# stays.
+# library, plugin=FILE loads the env plugin (build/libnccl-env.so) and opens
+# FILE O_PATH|O_CLOEXEC as it does (its descriptor), pathfd=FILE only opens
+# FILE so, site=FILE opens it read-only (the hook's), mark=FILE creates
+# FILE, wait=FILE waits until FILE exists. Then it writes its pid to READY
+# and stays.
 hold_script() {
-    cat >"$TMP/hold.py" <<'PY'
+    [ -r "$REPO/build/libnccl-env.so" ] || fail "no $REPO/build/libnccl-env.so: make all builds it"
+    printf 'PLUGIN_SO = "%s"\n' "$REPO/build/libnccl-env.so" >"$TMP/hold.py"
+    cat >>"$TMP/hold.py" <<'PY'
 import ctypes, os, sys, time
 keep = []
 for step in sys.argv[2:]:
@@ -762,6 +765,9 @@ for step in sys.argv[2:]:
     if kind == "lib":
         keep.append(ctypes.CDLL(arg))
     elif kind == "plugin":
+        keep.append(ctypes.CDLL(PLUGIN_SO))
+        keep.append(os.open(arg, os.O_PATH | os.O_CLOEXEC))
+    elif kind == "pathfd":
         keep.append(os.open(arg, os.O_PATH | os.O_CLOEXEC))
     elif kind == "site":
         keep.append(os.open(arg, os.O_RDONLY | os.O_CLOEXEC))
@@ -1013,4 +1019,197 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
     json_check "$output" "$unset_" 'p["env_plugin"] == {"record": None, "enforce": False, "setting": {"value": "none", "from": "nccl.conf"}}'
     json_check "$output" "$nolib" 'p["env_plugin"] is None'
     json_check "$output" "$plugin" 'p["env_plugin"] == {"record": "'"$D1"'", "enforce": False, "setting": {"value": "/usr/local/lib/nccl-init/libnccl-env.so", "from": "env"}} and p["variables"]["NCCL_ALGO"]["via"] == "env"'
+}
+
+# --- Exited processes, blocking files, nothing checked, inherited evidence (issue 26) ---
+
+@test "processes that exit while verify runs are not counted: never not verified, and every run passes" {
+    # every process of a new PID namespace has the profile in its
+    # environment; four loops fork short-lived subshells the whole time
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    local vals
+    vals=$(grep -v '^NCCL_INIT_' /run/nccl-init/profile.env | tr '\n' ' ')
+    run --separate-stderr env -i PATH=/usr/bin:/bin $vals unshare --pid --fork --mount-proc bash -c '
+        for j in 1 2 3 4; do (while :; do (:); done) & done
+        for i in $(seq 40); do "$1" verify --all >"$2.$i"; echo "run $i: exit $?"; done
+        kill $(jobs -p)' sh "$NI" "$TMP/out"
+    echo "$output"
+    cat "$TMP"/out.* | grep -v '^[0-9]' | sort | uniq -c
+    # the exit of a process is not a failure to read it
+    ! grep -h 'not verified' "$TMP"/out.*
+    [ "$(grep -c ': exit 0$' <<<"$output")" = 40 ]
+}
+
+@test "a kernel thread has no memory of its own to check: not counted, not not verified" {
+    [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "no kernel thread in this PID namespace"
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    run --separate-stderr "$NI" verify --pid 2
+    echo "$output"
+    refute_output --partial "not verified"
+    assert_failure 3
+    assert_line "pid 2: has no memory of its own to check (a kernel thread, or exiting)"
+}
+
+@test "a FIFO bind-mounted over the mapped libnccl in the process's mount namespace: verify does not block" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    lib=$(readlink -f "${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}")
+    if [ ! -r "$lib" ]; then
+        fake_libnccl
+        lib=$TMP/lib/libnccl.so.2
+    fi
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    mkfifo "$TMP/fifo"
+    chmod 711 "$TMP"
+    mkdir -m 1777 "$TMP/n"
+    # nobody maps the library, then its mount namespace puts the FIFO
+    # where the library was; verify, as nobody too, has no CAP_SYS_ADMIN for
+    # /proc/PID/map_files and reads through /proc/PID/root
+    unshare -m --propagation private bash -c '
+        setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -S -c "
+import ctypes, sys, time
+ctypes.CDLL(sys.argv[1])
+open(sys.argv[2], \"w\").close()
+time.sleep(60)" "$1" "$2/n/mapped" &
+        for _ in $(seq 200); do [ -e "$2/n/mapped" ] && break; sleep 0.05; done
+        mount --bind "$2/fifo" "$1"
+        echo $! >"$2/held"
+        wait' sh "$lib" "$TMP" &
+    PIDS+=($!)
+    for _ in $(seq 200); do [ -s "$TMP/held" ] && break; sleep 0.05; done
+    held=$(cat "$TMP/held")
+    PIDS+=("$held")
+    run --separate-stderr timeout 20 setpriv --reuid 65534 --regid 65534 --clear-groups "$NI" verify --pid "$held"
+    echo "$output"
+    [ "$status" != 124 ]
+    assert_failure 1
+    assert_line --regexp "^$held +python3 +MISSING"
+    assert_line --partial "in 1 process ($lib: not a regular file)"
+    # outside that namespace the same path is the library itself
+    run --separate-stderr timeout 20 "$NI" verify --pid "$held"
+    [ "$status" != 124 ]
+}
+
+@test "nothing checked is no pass: a record left behind, another PID namespace, only PIDs that are gone" {
+    # a record left behind: the child of that start is gone (in a PID
+    # namespace of its own, so that no other process on the machine that
+    # maps a libnccl is checked)
+    run --separate-stderr unshare --pid --fork --mount-proc bash -c '
+        "$1" -q --profile-dir "$2" -p pcie-8gpu --sinks record -- true || exit
+        "$1" verify; echo "exit $?"
+        "$1" verify --json' sh "$NI" "$PROFILES"
+    echo "$output"
+    assert_failure 3
+    assert_line --regexp "^0 processes checked \(profile pcie-8gpu, digest [0-9a-f]{12}\)$"
+    assert_line --regexp "^no process checked: nccl-init's child \(pid [0-9]+ in /run/nccl-init/state.json\) is not in this /proc: is the server running, and is verify in its PID namespace\?$"
+    assert_line "exit 3"
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1][sys.argv[1].index("{"):])
+assert d["checked"] == 0 and d["ok"] is False and "is verify in its PID namespace" in d["nothing_checked"], d
+print("ok")' "$output"
+    assert_output ok
+    # a tree that runs, seen from another PID namespace
+    SINKS=all start_tree
+    run --separate-stderr unshare --pid --fork --mount-proc "$NI" verify
+    echo "$output"
+    assert_failure 3
+    assert_line --partial "is verify in its PID namespace?"
+    # from its own namespace, its processes pass
+    read -r w1 _ <"$TMP/ready"
+    run --separate-stderr "$NI" verify --json --pid "$w1"
+    assert_success
+    json_nothing=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["nothing_checked"])' "$output")
+    [ "$json_nothing" = None ]
+    # only processes that are gone
+    run --separate-stderr "$NI" verify --pid 999999999
+    echo "$output"
+    assert_failure 3
+    assert_line "pid 999999999: no such process"
+    assert_line "no process checked: none of the processes named with --pid could be checked"
+}
+
+# A worker exec'd by a parent that ran the hook, handed the hook's (or the
+# plugin's) descriptor but not the values: python3 -S, its environment
+# scrubbed. The hook and the plugin open the record O_CLOEXEC, so a
+# descriptor that crossed an exec lacks the flag and proves nothing.
+spawner_script() {
+    cat >"$TMP/spawn.py" <<'PY'
+import ctypes, os, subprocess, sys, time
+ready, how, kind = sys.argv[1], sys.argv[2], sys.argv[3]
+if kind == "site":
+    import sitecustomize
+    fd = sitecustomize._nccl_record
+else:  # the env plugin, as NCCL loads it, and its O_PATH descriptor
+    lib = ctypes.CDLL(sys.argv[4])
+    fd = os.open(sys.argv[5], os.O_PATH | os.O_CLOEXEC)
+assert fd is not None
+env = {k: v for k, v in os.environ.items() if not k.startswith("NCCL_")}
+worker = [sys.executable, "-S", "-c", "import time; time.sleep(60)"]
+if how == "pass_fds":
+    w = subprocess.Popen(worker, env=env, pass_fds=(fd,))
+else:
+    os.set_inheritable(fd, True)
+    w = subprocess.Popen(worker, env=env, close_fds=False)
+while not os.path.exists("/proc/%d/fd/%d" % (w.pid, fd)) or \
+        os.readlink("/proc/%d/exe" % w.pid) != os.path.realpath(sys.executable):
+    time.sleep(0.02)
+time.sleep(0.2)
+with open(ready + ".tmp", "w") as f:
+    f.write("%d %d\n" % (os.getpid(), w.pid))
+os.rename(ready + ".tmp", ready)
+time.sleep(60)
+PY
+}
+
+# spawn HOW KIND [ARGS...]: the parent under the hook (no -S); sets PARENT and WORKER.
+spawn() {
+    [ -e "$TMP/spawn.py" ] || spawner_script
+    rm -f "$TMP/spawned"
+    env -i PATH=/usr/bin:/bin /usr/bin/python3 "$TMP/spawn.py" "$TMP/spawned" "$@" &
+    PIDS+=($!)
+    for _ in $(seq 400); do [ -e "$TMP/spawned" ] && break; sleep 0.02; done
+    read -r PARENT WORKER <"$TMP/spawned"
+}
+
+@test "a python3 -S worker that inherited the hook's descriptor but never ran the hook: MISSING, not site" {
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record -- true
+    assert_success
+    spawn pass_fds site
+    run --separate-stderr "$NI" verify --pid "$WORKER"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$WORKER +python3 +MISSING +MISSING +MISSING +MISSING +MISSING$"
+    # its parent ran the hook and still holds its descriptor, O_CLOEXEC
+    run --separate-stderr "$NI" verify --pid "$PARENT"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$PARENT +python3 +site +site +site +site +site$"
+    # the descriptor made inheritable in the parent (close_fds=False): the
+    # worker holds no evidence, and neither does the parent any more
+    spawn inherit site
+    run --separate-stderr "$NI" verify --pid "$WORKER" --pid "$PARENT"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$WORKER +python3 +MISSING +MISSING +MISSING +MISSING +MISSING$"
+    assert_line --regexp "^$PARENT +python3 +MISSING +MISSING +MISSING +MISSING +MISSING$"
+}
+
+@test "env plugin: a worker that inherited the plugin's descriptor, or a process that opened one without the plugin: no plugin" {
+    so=$REPO/build/libnccl-env.so
+    [ -r "$so" ] || fail "no $so: make all builds it"
+    write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
+    spawn pass_fds plugin "$so" "$RECORD"
+    run --separate-stderr "$NI" verify --pid "$WORKER" --pid "$PARENT"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$PARENT +python3 +plugin +plugin$"
+    assert_line --regexp "^$WORKER +python3 +MISSING +MISSING$"
+    # the record held O_PATH by a process that maps no env plugin: NCCL
+    # has no plugin to ask
+    hold -- "pathfd=$RECORD"
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$HELD +python3 +MISSING +MISSING$"
 }

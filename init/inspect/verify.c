@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -151,8 +152,10 @@ struct records {
 struct proc {
     pid_t pid, ppid;
     char state;
+    unsigned long long start; /* clock ticks after boot: a reused pid has another */
     char comm[32];
     bool python, nccl, wanted;
+    bool env_plugin; /* its map names a libnccl-env*: an env plugin is loaded */
     bool unknown; /* wanted only because its map could not be read */
     int maps_err; /* errno reading /proc/PID/maps; 0 when read */
     char *lib;    /* the first line of its map that names a libnccl.so, or NULL */
@@ -179,12 +182,55 @@ static bool exited(char state)
     return state == 'Z' || state == 'X';
 }
 
-/* The process has exited (or is exiting) since the walk of /proc: not an
- * error, it simply is no longer there to check. */
-static bool gone(pid_t pid)
+/* The process has exited (or is exiting) since the walk of /proc, or its
+ * pid is another process's by now: not an error, it simply is no longer
+ * there to check. */
+static bool gone(const struct proc *p)
 {
     struct proc_stat st;
-    return !proc_stat_read(pid, &st) || exited(st.state);
+    return !proc_stat_read(p->pid, &st) || exited(st.state) || st.start != p->start;
+}
+
+/* Opens path (a file of another process's, or one that others may write)
+ * for reading, only when it is a regular file of at most max bytes: first
+ * O_PATH, which opens nothing (a FIFO cannot block, a device cannot act),
+ * then, once fstat has said so, for reading through /proc/self/fd: the
+ * same file, O_NONBLOCK. nofollow: a symbolic link at path is refused
+ * (-ELOOP); without it /proc's magic links (fd/N, map_files/...) are
+ * followed. Returns the descriptor with *st, or -errno: -EINVAL not a
+ * regular file, -EFBIG larger than max. */
+static int open_regular_file(const char *path, bool nofollow, size_t max, struct stat *st)
+{
+    int pfd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    if (pfd < 0)
+        return -errno;
+    int e = fstat(pfd, st) < 0            ? -errno
+            : S_ISLNK(st->st_mode)        ? -ELOOP
+            : !S_ISREG(st->st_mode)       ? -EINVAL
+            : (size_t)st->st_size > max   ? -EFBIG
+                                          : 0;
+    char self[40];
+    struct buf b = BUF_FIXED(self);
+    buf_printf(&b, "/proc/self/fd/%d", pfd);
+    int fd = e < 0 ? e : open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 && e == 0)
+        e = -errno;
+    struct stat again;
+    if (e == 0 && (fstat(fd, &again) < 0 || again.st_dev != st->st_dev ||
+                   again.st_ino != st->st_ino || !S_ISREG(again.st_mode)))
+        e = -ESTALE;
+    close(pfd);
+    if (e < 0 && fd >= 0)
+        close(fd);
+    return e < 0 ? e : fd;
+}
+
+/* The whole of such a file, NUL-terminated: 0 or -errno (-EFBIG: over max). */
+static int read_regular_file(const char *path, bool nofollow, size_t max, struct stat *st,
+                             char **text, size_t *len)
+{
+    int fd = open_regular_file(path, nofollow, max, st);
+    return fd < 0 ? fd : read_fd(fd, st->st_size, max, text, len);
 }
 
 /* 0, or -ESRCH when the process is gone. A map that cannot be read is
@@ -199,6 +245,7 @@ static int read_proc(pid_t pid, struct proc *p)
     p->pid = pid;
     p->ppid = st.ppid;
     p->state = st.state;
+    p->start = st.start;
     memcpy(p->comm, st.comm, sizeof p->comm);
     char exe[256];
     struct buf b = BUF_FIXED(exe);
@@ -216,6 +263,9 @@ static int read_proc(pid_t pid, struct proc *p)
     int e = proc_file(pid, "maps", 64 << 20, &maps, &len);
     if (e == 0) {
         p->nccl = memmem(maps, len, "/libnccl", 8) != NULL;
+        /* NCCL loads libnccl-env.so, or libnccl-env-NAME.so for a
+         * NCCL_ENV_PLUGIN=NAME (src/plugin/env.cc) */
+        p->env_plugin = memmem(maps, len, "/libnccl-env", 12) != NULL;
         const char *l = p->nccl ? memmem(maps, len, "/libnccl.so", 11) : NULL, *end = l;
         while (l && l > maps && l[-1] != '\n')
             l--;
@@ -267,16 +317,24 @@ static const struct record *record_of_fd(struct records *rs, const char *link)
     if (n <= 0 || !(ends_with(target, (size_t)n, RECORD_ENV) ||
                     ends_with(target, (size_t)n, RECORD_ENV " (deleted)")))
         return NULL;
+    /* what is checked is what is read: one descriptor of the file */
     struct stat st;
-    if (stat(link, &st) < 0 || !record_file_ok(&st, rs->owner))
+    int fd = open_regular_file(link, false, RECORD_SIZE_MAX, &st);
+    if (fd < 0)
         return NULL;
+    if (!record_file_ok(&st, rs->owner)) {
+        close(fd);
+        return NULL;
+    }
     for (size_t i = 0; i < rs->n; i++)
-        if (rs->v[i].dev == st.st_dev && rs->v[i].ino == st.st_ino)
+        if (rs->v[i].dev == st.st_dev && rs->v[i].ino == st.st_ino) {
+            close(fd);
             return rs->v[i].trusted ? &rs->v[i] : NULL;
+        }
     struct record r = { st.st_dev, st.st_ino, { 0 }, NULL, false, true };
     char *text;
     size_t len;
-    if (read_file(link, RECORD_SIZE_MAX, &text, &len) < 0)
+    if (read_fd(fd, st.st_size, RECORD_SIZE_MAX, &text, &len) < 0)
         return NULL;
     bool ok = record_parses(text, len);
     if (ok)
@@ -291,12 +349,24 @@ static const struct record *record_of_fd(struct records *rs, const char *link)
     return &rs->v[rs->n++];
 }
 
-/* Whether the descriptor behind /proc/PID/fdinfo/N (path) was opened
- * O_PATH: its "flags:" field, in octal, has 010000000 (the kernel's
- * O_PATH, Linux's uapi asm-generic/fcntl.h; musl and glibc define O_PATH
- * as the same bit on x86_64 and aarch64). -errno when it cannot be read
- * (closed meanwhile). */
-static int fd_is_path(const char *path)
+/* The kernel's O_PATH and O_CLOEXEC as /proc/PID/fdinfo/N's "flags:"
+ * field writes them, in octal (Linux's uapi asm-generic/fcntl.h; musl and
+ * glibc define them as the same bits on x86_64 and aarch64). fdinfo sets
+ * O_CLOEXEC from the descriptor's FD_CLOEXEC as it is now. */
+#define FDINFO_PATH 010000000
+#define FDINFO_CLOEXEC 02000000
+
+/* Who opened a record descriptor, by its fdinfo flags. */
+enum holder { HELD_BY_NONE, HELD_BY_SITE, HELD_BY_PLUGIN };
+
+/* Which reader the descriptor behind /proc/PID/fdinfo/N (path) is: the
+ * hook and the plugin open the record O_CLOEXEC, the plugin O_PATH. One
+ * without O_CLOEXEC crossed an exec (made inheritable, then passed on):
+ * the program it was passed to never ran the reader, and it is no
+ * evidence (HELD_BY_NONE); one with it was opened by this process image,
+ * or by the one it forked from, whose memory (os.environ, the plugin) it
+ * has. -errno when it cannot be read (closed meanwhile). */
+static int fd_holder(const char *path)
 {
     char *text, *end;
     size_t len;
@@ -310,7 +380,9 @@ static int fd_is_path(const char *path)
     xfree(text);
     if (!f)
         return -ENODATA;
-    return (flags & 010000000) != 0;
+    if (!(flags & FDINFO_CLOEXEC))
+        return HELD_BY_NONE;
+    return flags & FDINFO_PATH ? HELD_BY_PLUGIN : HELD_BY_SITE;
 }
 
 /* Which records this process holds open, and who holds them:
@@ -320,18 +392,20 @@ static int fd_is_path(const char *path)
  * - nccl-init's NCCL env plugin, once it has trusted and parsed the record
  *   at NCCL's first init, keeps an O_PATH descriptor of it until NCCL
  *   finalizes the plugin.
- * /proc/PID/fdinfo/N's flags tell the two apart. A process may hold both,
- * of the same record or of two (a restart replaced the record between the
- * hook's start and NCCL's init). Only the process itself can put a
- * descriptor in its table, so no other user can forge one or take it away.
- * *site, *plugin: the records' indexes in rs, or -1 for none; the first
- * descriptor of each kind counts. Returns 0, or -errno when its
- * descriptors cannot be read. */
-static int held_records(pid_t pid, struct records *rs, int *site, int *plugin)
+ * /proc/PID/fdinfo/N's flags tell the two apart, and whether the reader
+ * ran in this process (fd_holder). A plugin's descriptor counts only in a
+ * process that maps an env plugin (p->env_plugin): NCCL asks a loaded one.
+ * A process may hold both, of the same record or of two (a restart
+ * replaced the record between the hook's start and NCCL's init). Only the
+ * process itself can put a descriptor in its table, so no other user can
+ * forge one or take it away. *site, *plugin: the records' indexes in rs,
+ * or -1 for none; the first descriptor of each kind counts. Returns 0, or
+ * -errno when its descriptors cannot be read. */
+static int held_records(const struct proc *p, struct records *rs, int *site, int *plugin)
 {
     char dir[32];
     struct buf d = BUF_FIXED(dir);
-    buf_printf(&d, "/proc/%d/fd", (int)pid);
+    buf_printf(&d, "/proc/%d/fd", (int)p->pid);
     *site = *plugin = -1;
     DIR *fds = opendir(dir);
     if (!fds)
@@ -354,9 +428,11 @@ static int held_records(pid_t pid, struct records *rs, int *site, int *plugin)
             continue;
         char info[64];
         struct buf i = BUF_FIXED(info);
-        buf_printf(&i, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
-        int path = fd_is_path(info); /* < 0: closed meanwhile, neither */
-        int *held = path > 0 ? plugin : path == 0 ? site : NULL;
+        buf_printf(&i, "/proc/%d/fdinfo/%s", (int)p->pid, e->d_name);
+        int who = fd_holder(info); /* < 0: closed meanwhile, neither */
+        int *held = who == HELD_BY_SITE                      ? site
+                    : who == HELD_BY_PLUGIN && p->env_plugin ? plugin
+                                                             : NULL;
         if (held && *held < 0)
             *held = (int)(rec - rs->v);
     }
@@ -486,7 +562,10 @@ static int read_resolved(const char *root, struct set *want, struct records *rec
     buf_printf(&path, "%s" RECORD_ENV, root);
     char *text = NULL;
     size_t len = 0;
-    int e = read_file(path.data, RECORD_MAX, &text, &len);
+    /* an emptyDir record directory is anyone's: no link followed, no FIFO
+     * opened, and no more read than any record may have */
+    struct stat st;
+    int e = read_regular_file(path.data, true, RECORD_MAX, &st, &text, &len);
     bool parses = e == 0 && record_parses(text, len);
     if (e == 0)
         parse_pairs(want, text, false);
@@ -496,23 +575,22 @@ static int read_resolved(const char *root, struct set *want, struct records *rec
     if (e == -ENOENT || e == -ENODATA)
         buf_printf(why, "no resolved set in %s (is nccl-init running here?)", path.data);
     else if (e < 0)
-        buf_printf(why, "cannot read the resolved set, %s: %s", path.data, strerror(-e));
+        buf_printf(why, "cannot read the resolved set, %s: %s", path.data,
+                   e == -ELOOP    ? "a symbolic link"
+                   : e == -EINVAL ? "not a regular file"
+                                  : strerror(-e));
     if (e < 0) {
         buf_free(&path);
         return e;
     }
     r->digest = lookup(want, "NCCL_INIT_DIGEST");
     r->profile = lookup(want, "NCCL_INIT_PROFILE");
-    struct stat st;
-    if (stat(path.data, &st) == 0) {
-        grow((void **)&recs->v, &recs->cap, 1, sizeof *recs->v);
-        /* A process that holds it has it from a reader only when a reader
-         * could take it: else its descriptor is no evidence. */
-        recs->v[recs->n++] = (struct record){ st.st_dev, st.st_ino, *want, r->digest,
-                                              enforced(want),
-                                              parses && record_file_ok(&st, st.st_uid) };
-        recs->owner = st.st_uid;
-    }
+    grow((void **)&recs->v, &recs->cap, 1, sizeof *recs->v);
+    /* A process that holds it has it from a reader only when a reader
+     * could take it: else its descriptor is no evidence. */
+    recs->v[recs->n++] = (struct record){ st.st_dev, st.st_ino, *want, r->digest, enforced(want),
+                                          parses && record_file_ok(&st, st.st_uid) };
+    recs->owner = st.st_uid;
     buf_free(&path);
     r->keys = xmalloc(want->n * sizeof *r->keys);
     for (size_t k = 0; k < want->n; k++)
@@ -529,7 +607,8 @@ static pid_t read_child(const char *root)
     char *state;
     size_t len;
     pid_t child = 0;
-    if (read_file(path.data, RECORD_MAX, &state, &len) == 0) {
+    struct stat st;
+    if (read_regular_file(path.data, true, RECORD_MAX, &st, &state, &len) == 0) {
         const char *c = memmem(state, len, "\"child_pid\": ", 13);
         long long v;
         if (c && parse_c_integer(c + 13, &v))
@@ -567,7 +646,36 @@ static int read_procs(struct proc **procs, size_t *n)
 static struct proc *find_proc(struct proc *procs, size_t n, pid_t pid)
 {
     struct proc key = { .pid = pid };
-    return bsearch(&key, procs, n, sizeof *procs, cmp_pid);
+    /* no process at all (another PID namespace): procs is NULL */
+    return n ? bsearch(&key, procs, n, sizeof *procs, cmp_pid) : NULL;
+}
+
+/* Why no process was checked, in one line: no process checked is no pass.
+ * A record left behind by a server that is gone, and a verify in another
+ * PID namespace than the server's (a host's shell, a kubectl debug
+ * container without a shared process namespace), both see no process of
+ * nccl-init's tree: state.json's child is not in their /proc. */
+static char *why_nothing(const struct verify_options *o, const char *root, pid_t child,
+                         bool child_seen)
+{
+    struct buf b = { 0 };
+    if (o->npids)
+        buf_str(&b, "none of the processes named with --pid could be checked");
+    else if (o->all)
+        buf_str(&b, "every process but verify itself exited before it could be checked");
+    else if (child && !child_seen)
+        buf_printf(&b, "nccl-init's child (pid %d in %s" RECORD_STATE ") is not in this /proc: "
+                       "is the server running, and is verify in its PID namespace?",
+                   (int)child, root);
+    else if (!child)
+        buf_printf(&b, "no process maps a libnccl, and nccl-init's child is unknown (no "
+                       "child_pid in %s" RECORD_STATE "): is verify in the server's PID "
+                       "namespace?", root);
+    else
+        buf_printf(&b, "no process maps a libnccl, and no Python process runs under "
+                       "nccl-init's child (pid %d): none holds the profile's evidence",
+                   (int)child);
+    return b.data;
 }
 
 /* Whether p is nccl-init's child or descends from it. */
@@ -597,13 +705,44 @@ static struct verify_row *add_row(struct verify_report *r, enum verify_row_kind 
     return w;
 }
 
-/* Which libnccl.so p maps, as an index in r->libs; -1 for none. Its map
- * line is "START-END PERMS OFFSET DEV INODE PATH", and a library is known
- * by its DEV and INODE: read once, however many processes map it. It is
- * read through /proc/PID/map_files/START-END, exactly the file mapped,
- * when we may (that takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else
- * through /proc/PID/root and the path when that is still the inode mapped
- * (a library replaced since is "PATH (deleted)" in the map). */
+/* lib_of for a process that is gone (its library not read, nothing kept). */
+#define LIB_GONE (-2)
+
+/* The mapped library at path, open for reading, or -errno: through
+ * /proc/PID/map_files/START-END, exactly the file mapped, when we may (that
+ * takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else through
+ * /proc/PID/root and the path when that is still the inode mapped (a
+ * library replaced since is "PATH (deleted)" in the map: map_files' error). The
+ * process's mount namespace may have put anything there (a FIFO, a
+ * device): only a regular file is opened (-EINVAL), and only the inode
+ * mapped (-ESTALE). */
+static int open_lib(pid_t pid, const char *range, size_t range_len, const char *path,
+                    const char *inode)
+{
+    struct buf b = { 0 };
+    struct stat st;
+    buf_printf(&b, "/proc/%d/map_files/%.*s", (int)pid, (int)range_len, range);
+    int fd = open_regular_file(b.data, false, SIZE_MAX, &st);
+    if (fd < 0 && !ends_with(path, strlen(path), " (deleted)")) {
+        b.len = 0;
+        buf_printf(&b, "/proc/%d/root%s", (int)pid, path);
+        fd = open_regular_file(b.data, true, SIZE_MAX, &st);
+        b.len = 0;
+        if (fd >= 0)
+            buf_printf(&b, "%llu ", (unsigned long long)st.st_ino);
+        if (fd >= 0 && strncmp(b.data, inode, b.len) != 0) {
+            close(fd);
+            fd = -ESTALE;
+        }
+    }
+    buf_free(&b);
+    return fd;
+}
+
+/* Which libnccl.so p maps, as an index in r->libs; -1 for none; LIB_GONE
+ * when it could not be read because p is gone. Its map line is
+ * "START-END PERMS OFFSET DEV INODE PATH", and a library is known by its
+ * DEV and INODE: read once (open_lib), however many processes map it. */
 static int lib_of(struct verify_report *r, const struct proc *p)
 {
     const char *f[6];
@@ -623,46 +762,32 @@ static int lib_of(struct verify_report *r, const struct proc *p)
             xfree(id);
             return (int)i;
         }
+    int fd = open_lib(p->pid, f[0], (size_t)(strchr(f[0], ' ') - f[0]), f[5], f[4]);
+    if (fd < 0 && gone(p)) {
+        xfree(id);
+        return LIB_GONE;
+    }
     grow((void **)&r->libs, &r->libcap, r->nlibs + 1, sizeof *r->libs);
     struct verify_lib *l = &r->libs[r->nlibs];
-    *l = (struct verify_lib){ id, xstrdup(f[5]), NULL, 0 };
-    struct buf path = { 0 };
-    buf_printf(&path, "/proc/%d/map_files/%.*s", (int)p->pid, (int)(strchr(f[0], ' ') - f[0]),
-               f[0]);
-    int fd = open(path.data, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 && !ends_with(l->path, strlen(l->path), " (deleted)")) {
-        path.len = 0;
-        buf_printf(&path, "/proc/%d/root%s", (int)p->pid, l->path);
-        struct stat st;
-        fd = open(path.data, O_RDONLY | O_CLOEXEC);
-        path.len = 0;
-        if (fd >= 0 && fstat(fd, &st) == 0)
-            buf_printf(&path, "%llu ", (unsigned long long)st.st_ino);
-        if (fd >= 0 && (!path.len || strncmp(path.data, f[4], path.len) != 0)) {
-            close(fd);
-            fd = -1;
-            errno = ESTALE;
-        }
-    }
-    l->err = fd < 0 ? errno : 0;
+    *l = (struct verify_lib){ id, xstrdup(f[5]), NULL, fd < 0 ? -fd : 0 };
     if (fd >= 0) {
         l->version = nccl_lib_version(fd);
         l->err = l->version ? 0 : ENOEXEC;
         close(fd);
     }
-    buf_free(&path);
     return (int)r->nlibs++;
 }
 
-/* The row of a process that was checked (or that could not be). */
+/* The row of a process that was checked (or that could not be), which
+ * maps lib (lib_of). */
 static struct verify_row *add_proc_row(struct verify_report *r, enum verify_row_kind kind,
-                                       const struct proc *p)
+                                       const struct proc *p, int lib)
 {
     struct verify_row *w = add_row(r, kind, p->pid);
     memcpy(w->comm, p->comm, sizeof w->comm);
     w->python = p->python;
     w->nccl = p->nccl;
-    w->lib = lib_of(r, p);
+    w->lib = lib;
     r->checked++;
     return w;
 }
@@ -708,10 +833,6 @@ struct evidence {
     struct buf uname;            /* that file's name */
 };
 
-/* gather's result for a process that has exited since the walk of /proc:
- * not a failure, there is simply nothing left to check. */
-#define EXITED 1
-
 /* The value the site hook has for key: its record's (the hook applies every
  * line, as bytes; it sets the keys absent from the exec environment, and
  * with an enforced record every key, value_of). */
@@ -739,21 +860,17 @@ static bool settled(const struct evidence *ev, const char *key)
     return (pv && ev->plugin->enforce) || env_of(ev->env, ev->len, key) || site_value(ev, key);
 }
 
-/* Reads p's evidence. Returns 0; EXITED; or -errno when what decides its
- * values cannot be read, *u saying what. */
+/* Reads p's evidence. Returns 0, or -errno when what decides its values
+ * cannot be read, *u saying what (check tells a process that exited
+ * meanwhile from one that could not be read). */
 static int gather(const struct proc *p, const struct verify_report *r, struct records *recs,
                   struct evidence *ev, struct unverified *u)
 {
-    if (p->unknown) {
-        if (gone(p->pid))
-            return EXITED;
+    if (p->unknown)
         return cannot_read(u, p->pid, "memory map, to tell whether it loaded NCCL", "maps",
                            p->maps_err);
-    }
+    /* ESRCH: no memory any more (exiting), or never (a kernel thread) */
     int err = proc_file(p->pid, "environ", ENVIRON_MAX, &ev->env, &ev->len);
-    /* An exiting process reads as an empty environment. */
-    if (((err == 0 && ev->len == 0) || err == -ENOENT || err == -ESRCH) && gone(p->pid))
-        return EXITED;
     if (err < 0)
         return cannot_read(u, p->pid, "environment", "environ", -err);
     /* The records it holds: the site hook's matters for the keys absent
@@ -768,10 +885,9 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
         look = !env_of(ev->env, ev->len, r->keys[k].name);
     if (look) {
         int site, plugin;
-        err = held_records(p->pid, recs, &site, &plugin);
+        err = held_records(p, recs, &site, &plugin);
         if (err < 0)
-            return gone(p->pid) ? EXITED
-                                : cannot_read(u, p->pid, "open descriptors", "fd", -err);
+            return cannot_read(u, p->pid, "open descriptors", "fd", -err);
         ev->site = site >= 0 ? &recs->v[site] : NULL;
         ev->plugin = plugin >= 0 ? &recs->v[plugin] : NULL;
     }
@@ -782,8 +898,7 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
         need = !settled(ev, r->keys[k].name);
     if (!need)
         return 0;
-    err = user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
-    return err < 0 && gone(p->pid) ? EXITED : err;
+    return user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
 }
 
 /* How key reaches NCCL in the process, in the order NCCL decides it:
@@ -831,44 +946,58 @@ static struct verify_value value_of(const struct verify_key *key, const struct e
     return v;
 }
 
-/* Checks p and adds its row: checked, or not verified. One that exited
- * meanwhile has a row only when the user named processes (--pid). */
+/* A checked row's values, from p's evidence. */
+static void fill_checked(struct verify_row *w, const struct proc *p, struct evidence *ev,
+                         const struct set *conf, const struct verify_report *r)
+{
+    w->site_digest = ev->site ? ev->site->digest : NULL;
+    w->conf_file = ev->uname.data;
+    if (p->nccl || ev->plugin) {
+        /* NCCL_ENV_PLUGIN is read with getenv before any plugin: the
+         * order of value_of without one */
+        const struct record *plugin = ev->plugin;
+        ev->plugin = NULL;
+        w->env_plugin = (struct verify_env_plugin){
+            true, plugin ? plugin->digest : NULL, plugin && plugin->enforce,
+            value_of(&(struct verify_key){ "NCCL_ENV_PLUGIN", "" }, ev, conf)
+        };
+        ev->plugin = plugin;
+    }
+    w->values = xmalloc(r->nkeys * sizeof *w->values);
+    w->ok = true;
+    for (size_t k = 0; k < r->nkeys; k++) {
+        w->values[k] = value_of(&r->keys[k], ev, conf);
+        w->ok = w->ok && w->values[k].from && w->values[k].same;
+    }
+}
+
+/* Checks p and adds its row: checked, or not verified. A process that is
+ * gone by the end of its check (or whose memory could not be read at all,
+ * ESRCH: exiting, or a kernel thread, which has none) is neither: what
+ * was read of it may be half, and it no longer runs with any value. It
+ * has a row only when the user named processes (--pid). */
 static void check(const struct proc *p, bool named_pids, struct records *recs,
                   const struct set *conf, struct verify_report *r)
 {
     struct evidence ev = { 0 };
     struct unverified u = { NULL, { 0 } };
     int e = gather(p, r, recs, &ev, &u);
-    if (e == EXITED) {
+    int lib = e == -ESRCH ? LIB_GONE : lib_of(r, p);
+    bool vanished = gone(p);
+    if (e == -ESRCH || lib == LIB_GONE || vanished) {
         if (named_pids)
-            add_row(r, ROW_EXITED, p->pid);
+            add_row(r, ROW_EXITED, p->pid)->reason =
+                vanished ? NULL : "has no memory of its own to check (a kernel thread, or exiting)";
         buf_free(&u.detail);
+        buf_free(&ev.uname);
     } else if (e < 0) {
-        struct verify_row *w = add_proc_row(r, ROW_UNVERIFIED, p);
+        struct verify_row *w = add_proc_row(r, ROW_UNVERIFIED, p, lib);
         w->reason = u.reason;
         w->detail = u.detail.data;
         r->unverified++;
     } else {
-        struct verify_row *w = add_proc_row(r, ROW_CHECKED, p);
-        w->site_digest = ev.site ? ev.site->digest : NULL;
-        w->conf_file = ev.uname.data;
-        if (p->nccl || ev.plugin) {
-            /* NCCL_ENV_PLUGIN is read with getenv before any plugin: the
-             * order of value_of without one */
-            const struct record *plugin = ev.plugin;
-            ev.plugin = NULL;
-            w->env_plugin = (struct verify_env_plugin){
-                true, plugin ? plugin->digest : NULL, plugin && plugin->enforce,
-                value_of(&(struct verify_key){ "NCCL_ENV_PLUGIN", "" }, &ev, conf)
-            };
-            ev.plugin = plugin;
-        }
-        w->values = xmalloc(r->nkeys * sizeof *w->values);
-        w->ok = true;
-        for (size_t k = 0; k < r->nkeys; k++) {
-            w->values[k] = value_of(&r->keys[k], &ev, conf);
-            w->ok = w->ok && w->values[k].from && w->values[k].same;
-        }
+        struct verify_row *w = add_proc_row(r, ROW_CHECKED, p, lib);
+        fill_checked(w, p, &ev, conf, r);
         r->good += w->ok;
     }
     xfree(ev.env);
@@ -904,6 +1033,8 @@ int verify_collect(struct verify_report *r, const struct verify_options *o, stru
     for (size_t i = 0; i < n; i++)
         if (procs[i].wanted)
             check(&procs[i], o->npids > 0, &recs, &conf, r);
+    if (!r->checked)
+        r->nothing = why_nothing(o, root, child, child && find_proc(procs, n, child));
     return 0;
 }
 
@@ -917,5 +1048,12 @@ int verify(const struct verify_options *o, struct buf *out, struct buf *why)
         verify_print_json(out, &r);
     else
         verify_print_text(out, &r);
-    return r.good == r.checked ? 0 : 1;
+    return verify_status(&r);
+}
+
+int verify_status(const struct verify_report *r)
+{
+    if (!r->checked)
+        return VERIFY_NOTHING;
+    return r->unverified || r->good != r->checked ? VERIFY_FAILED : VERIFY_OK;
 }

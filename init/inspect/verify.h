@@ -60,7 +60,8 @@ struct verify_row {
     char comm[32];
     bool python, nccl;
     int lib; /* the libnccl.so it maps (index in the report's libs), or -1 */
-    /* ROW_UNVERIFIED: a short reason for the table, and what failed */
+    /* ROW_UNVERIFIED: a short reason for the table, and what failed;
+     * ROW_EXITED: what the note says instead of "has exited", or NULL */
     const char *reason;
     char *detail;
     /* ROW_CHECKED */
@@ -94,6 +95,7 @@ struct verify_report {
     struct verify_row *rows;
     size_t nrows, cap;
     unsigned checked, good, unverified, outside; /* rows of each */
+    char *nothing; /* with checked 0: why, one line (no process checked is no pass) */
     struct verify_lib *libs;
     size_t nlibs, libcap;
 };
@@ -108,9 +110,19 @@ int verify_collect(struct verify_report *r, const struct verify_options *o, stru
 void verify_print_text(struct buf *b, const struct verify_report *r);
 void verify_print_json(struct buf *b, const struct verify_report *r);
 
-/* Collects the rows and prints the table (or JSON) into out. Returns 0
- * when every process checked has every value, 1 otherwise, or
- * verify_collect's -errno with *why. */
+/* verify's exit status, besides 2 (a usage error, no resolved set). */
+enum {
+    VERIFY_OK = 0,      /* processes checked, and each has every value */
+    VERIFY_FAILED = 1,  /* one lacks a value, has another, or was not verified */
+    VERIFY_NOTHING = 3, /* no process checked: nothing was shown to have the set */
+};
+
+/* VERIFY_OK, VERIFY_FAILED or VERIFY_NOTHING for a collected report. A
+ * process that exited while verify ran counts in none of them. */
+int verify_status(const struct verify_report *r);
+
+/* Collects the rows and prints the table (or JSON) into out. Returns
+ * verify_status, or verify_collect's -errno with *why. */
 int verify(const struct verify_options *o, struct buf *out, struct buf *why);
 
 #endif

@@ -154,7 +154,7 @@ static void notes(struct buf *b, const struct verify_report *r, const struct ver
     if (w->kind == ROW_NO_SUCH)
         buf_printf(b, "pid %d: no such process\n", (int)w->pid);
     else if (w->kind == ROW_EXITED)
-        buf_printf(b, "pid %d: has exited\n", (int)w->pid);
+        buf_printf(b, "pid %d: %s\n", (int)w->pid, w->reason ? w->reason : "has exited");
     else if (w->kind == ROW_UNVERIFIED)
         buf_printf(b, "pid %d: not verified: %s\n", (int)w->pid, w->detail);
     else if (w->kind == ROW_CHECKED)
@@ -203,6 +203,8 @@ static void lib_notes(struct buf *b, const struct verify_report *r)
             buf_printf(b, ": %s): check and run apply NCCL " NCCL_TABLE_VERSION "'s rules\n",
                        l->err == ENOEXEC  ? "no NCCL version string in it"
                        : l->err == ESTALE ? "the file at that path is not the one mapped"
+                       : l->err == EINVAL ? "not a regular file"
+                       : l->err == ELOOP  ? "a symbolic link"
                                           : strerror(l->err));
         else
             buf_printf(b, "): %sthe NCCL " NCCL_TABLE_VERSION " whose rules check and run apply\n",
@@ -223,8 +225,9 @@ void verify_print_text(struct buf *b, const struct verify_report *r)
         notes(b, r, &r->rows[i]);
     outside_note(b, r);
     lib_notes(b, r);
-    buf_printf(b, "%u process%s checked, %u with every value", r->checked,
-               r->checked == 1 ? "" : "es", r->good);
+    buf_printf(b, "%u process%s checked", r->checked, r->checked == 1 ? "" : "es");
+    if (r->checked)
+        buf_printf(b, ", %u with every value", r->good);
     if (r->unverified)
         buf_printf(b, ", %u not verified", r->unverified);
     buf_str(b, " (profile ");
@@ -232,6 +235,12 @@ void verify_print_text(struct buf *b, const struct verify_report *r)
     buf_str(b, ", digest ");
     text_prefix(b, r->digest ? r->digest : "?", 12);
     buf_str(b, ")\n");
+    /* no process checked is no pass: say why */
+    if (!r->checked) {
+        buf_str(b, "no process checked: ");
+        text_escaped(b, r->nothing ? r->nothing : "none found");
+        buf_str(b, "\n");
+    }
 }
 
 static void json_value(struct buf *b, const struct verify_key *key, const struct verify_row *w,
@@ -336,6 +345,11 @@ void verify_print_json(struct buf *b, const struct verify_report *r)
             json_row(b, r, &r->rows[i]);
         }
     buf_printf(b, "\n  ],\n  \"checked\": %u,\n  \"not_verified\": %u,\n"
-                  "  \"not_checked_outside_tree\": %u,\n  \"ok\": %s\n}\n",
-               r->checked, r->unverified, r->outside, r->good == r->checked ? "true" : "false");
+                  "  \"not_checked_outside_tree\": %u,\n  \"nothing_checked\": ",
+               r->checked, r->unverified, r->outside);
+    if (!r->checked)
+        json_string(b, r->nothing ? r->nothing : "none found");
+    else
+        buf_str(b, "null");
+    buf_printf(b, ",\n  \"ok\": %s\n}\n", verify_status(r) == VERIFY_OK ? "true" : "false");
 }

@@ -287,8 +287,10 @@ static void py_literal(struct buf *b, const char *s)
  * open read-only for the life of the process, in a module global: nccl-init
  * verify finds it in /proc/PID/fd and knows the hook ran there, with which
  * record's values. A descriptor needs no name: nothing to prune, nothing a
- * reused PID or another user can collide with. os.open's descriptors are
- * non-inheritable (O_CLOEXEC): an exec'd program runs its own hook. No
+ * reused PID or another user can collide with. It is opened O_CLOEXEC (as
+ * os.open always does, and said so): an exec'd program runs its own hook,
+ * and verify takes a descriptor without the flag (made inheritable, passed
+ * to a python3 -S) for one the hook did not open in that interpreter. No
  * record: nothing, silently. A record it cannot trust or parse: no value
  * at all, one line on stderr, and the interpreter starts as without it;
  * no exception leaves sitecustomize. */
@@ -301,8 +303,10 @@ void format_python(struct buf *b, const struct envset *s, const char *chain, con
                "# nccl-init writes when it starts, if it can trust it as NCCL's env plugin does\n"
                "# (root's or yours, no link, no one else could write it); with " RECORD_ENFORCE "=1\n"
                "# each of its values wins, else only what is not set already. The record stays\n"
-               "# open, read-only, for the life of the process: nccl-init verify reads\n"
-               "# /proc/PID/fd to tell that the hook ran here. Same code for every profile.\n");
+               "# open, read-only and close-on-exec, for the life of the process: nccl-init\n"
+               "# verify reads /proc/PID/fd and fdinfo to tell that the hook ran in this\n"
+               "# interpreter (a descriptor inherited through an exec has no O_CLOEXEC).\n"
+               "# Same code for every profile.\n");
     buf_printf(b, "def _nccl_init(path, size_max=%d, lines_max=%d, line_max=%d, eloop=%d):\n",
                RECORD_SIZE_MAX, RECORD_LINES_MAX, RECORD_LINE_MAX, ELOOP);
     buf_str(b,
@@ -369,7 +373,7 @@ void format_python(struct buf *b, const struct envset *s, const char *chain, con
         "                    a = check(p)\n"
         "                    try:\n"
         "                        f = os.open(base, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK |\n"
-        "                                    os.O_NOCTTY, dir_fd=d)\n"
+        "                                    os.O_NOCTTY | os.O_CLOEXEC, dir_fd=d)\n"
         "                    except OSError as e:\n"
         "                        if isinstance(e, FileNotFoundError) or e.errno == eloop:\n"
         "                            continue  # replaced or removed since: look again\n"

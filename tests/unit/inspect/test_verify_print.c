@@ -98,11 +98,78 @@ static void env_plugin_setting(void **state)
     buf_free(&b);
 }
 
+/* No process checked is no pass: its own status, a line that says why,
+ * and "ok": false with the reason in JSON. */
+static void nothing_checked(void **state)
+{
+    (void)state;
+    struct verify_row gone = { .kind = ROW_EXITED, .pid = 9, .lib = -1 };
+    struct verify_report r = { .digest = "abc", .profile = "p", .keys = keys, .nkeys = 2,
+                               .rows = &gone, .nrows = 1, .nothing = "why \x1b" };
+    assert_int_equal(verify_status(&r), VERIFY_NOTHING);
+    struct buf b = { 0 };
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "pid 9: has exited\n"
+                                   "0 processes checked (profile p, digest abc)\n"
+                                   "no process checked: why \\x1b\n"));
+    buf_free(&b);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"checked\": 0,"));
+    assert_non_null(strstr(b.data, "\"nothing_checked\": \"why \\u001b\",\n  \"ok\": false\n}"));
+    buf_free(&b);
+    /* a kernel thread named with --pid: its own note */
+    gone.reason = "has no memory of its own to check (a kernel thread, or exiting)";
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "pid 9: has no memory of its own to check"));
+    buf_free(&b);
+}
+
+/* A process not verified is never a pass, whatever the other counts say. */
+static void status_counts(void **state)
+{
+    (void)state;
+    struct verify_row w;
+    struct verify_value v[2] = { val(FROM_ENV, "Ring", true), val(FROM_ENV, "LL", true) };
+    struct verify_report r = report(&w, v);
+    assert_int_equal(verify_status(&r), VERIFY_OK);
+    struct buf b = { 0 };
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"nothing_checked\": null,\n  \"ok\": true\n}"));
+    buf_free(&b);
+    r.unverified = 1;
+    assert_int_equal(verify_status(&r), VERIFY_FAILED);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"ok\": false"));
+    buf_free(&b);
+    r.unverified = 0;
+    r.good = 0;
+    assert_int_equal(verify_status(&r), VERIFY_FAILED);
+}
+
+/* A library the process's mount namespace replaced by a FIFO (or a link). */
+static void lib_not_regular(void **state)
+{
+    (void)state;
+    struct verify_row w;
+    struct verify_value v[2] = { val(FROM_ENV, "Ring", true), val(FROM_ENV, "LL", true) };
+    struct verify_report r = report(&w, v);
+    struct verify_lib lib = { "00:10 42", "/lib/libnccl.so.2", NULL, EINVAL };
+    r.libs = &lib;
+    struct buf b = { 0 };
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "libnccl of unknown version in 1 process (/lib/libnccl.so.2: "
+                                   "not a regular file): check and run apply NCCL "));
+    buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plugin_cells_and_notes),
         cmocka_unit_test(env_plugin_setting),
+        cmocka_unit_test(nothing_checked),
+        cmocka_unit_test(status_counts),
+        cmocka_unit_test(lib_not_regular),
     };
     return cmocka_run_group_tests_name("verify_print", tests, NULL, NULL);
 }
