@@ -294,6 +294,29 @@ print("ok")' "$output"
     [[ "$stderr" == "nccl-init: error: verify: cannot read the resolved set, /run/nccl-init/profile.env: "* ]]
 }
 
+@test "a record another user could have written is not the set to judge by: a usage error naming its owner" {
+    # an emptyDir record directory (0777) that another user filled with a
+    # record of no keys: every process would pass against it
+    mkdir -p -m 0777 /run/nccl-init
+    printf 'NCCL_INIT_DIGEST=0\n' >/run/nccl-init/profile.env
+    chown 65534:65534 /run/nccl-init/profile.env
+    run --separate-stderr "$NI" verify --pid $$
+    assert_failure 2
+    assert_output ""
+    [[ "$stderr" == "nccl-init: error: verify: the resolved set in /run/nccl-init/profile.env is uid 65534's, mode 0644, 1 link(s): another user could have written it;"* ]]
+    # root's, but writable by its group; one with a second link
+    chown 0:0 /run/nccl-init/profile.env
+    chmod 0664 /run/nccl-init/profile.env
+    run --separate-stderr "$NI" verify --pid $$
+    assert_failure 2
+    [[ "$stderr" == *"is uid 0's, mode 0664, 1 link(s): another user"* ]]
+    chmod 0644 /run/nccl-init/profile.env
+    ln /run/nccl-init/profile.env /run/nccl-init/other
+    run --separate-stderr "$NI" verify --pid $$
+    assert_failure 2
+    [[ "$stderr" == *"is uid 0's, mode 0644, 2 link(s): another user"* ]]
+}
+
 # --- The site hook's record: a descriptor, not a note (issue 11) ---
 #
 # The hook keeps /run/nccl-init/profile.env open for the life of the

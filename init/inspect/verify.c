@@ -552,6 +552,18 @@ static int user_conf(pid_t pid, const char *env, size_t len, struct set *s, stru
     return e;
 }
 
+/* The readers' rule for the record they read (doc/sinks.md, "The readers'
+ * trust rule"), for verify's own reading of it: root's or this user's,
+ * writable by no one else, one link. Its directory may be an emptyDir that
+ * anyone can write (0777): what another user could have put there is what
+ * this refuses, since the set it names is what every process is judged
+ * by, and a record with no keys would pass them all. */
+static bool record_owner_ok(const struct stat *st)
+{
+    return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & (S_IWGRP | S_IWOTH)) &&
+           st->st_nlink == 1;
+}
+
 /* The resolved set, from the record nccl-init wrote: the first of recs,
  * and r's digest, profile and keys. 0, or -errno (-ENODATA: the record
  * holds no pair) with *why saying so. */
@@ -566,6 +578,16 @@ static int read_resolved(const char *root, struct set *want, struct records *rec
      * opened, and no more read than any record may have */
     struct stat st;
     int e = read_regular_file(path.data, true, RECORD_MAX, &st, &text, &len);
+    if (e == 0 && !record_owner_ok(&st)) {
+        buf_printf(why, "the resolved set in %s is uid %lu's, mode %04o, %lu link(s): another "
+                    "user could have written it; verify takes a record of root's or its own "
+                    "user's, writable by no one else, with one link (run verify as root or as "
+                    "the server's user)", path.data, (unsigned long)st.st_uid,
+                   (unsigned)(st.st_mode & 07777), (unsigned long)st.st_nlink);
+        xfree(text);
+        buf_free(&path);
+        return -EPERM;
+    }
     bool parses = e == 0 && record_parses(text, len);
     if (e == 0)
         parse_pairs(want, text, false);
