@@ -117,10 +117,23 @@ start_tree() {
     PIDS+=($!)
     other=$!
     for _ in $(seq 200); do [ -e "$TMP/held" ] && break; sleep 0.05; done
+    # as the current record it is no set to judge by at all
+    run --separate-stderr "$NI" verify --pid "$other"
+    assert_failure 2
+    [[ "$stderr" == *"is uid 0's, mode 0664, 1 link(s): another user could have written it"* ]]
+    # replaced by one the readers take, the process still holds the old one
+    cp /run/nccl-init/profile.env /run/nccl-init/new
+    chmod 0644 /run/nccl-init/new
+    mv /run/nccl-init/new /run/nccl-init/profile.env
     run --separate-stderr "$NI" verify --pid "$other"
     assert_failure 1
     assert_line --regexp "^$other +python3 +MISSING +MISSING +MISSING +MISSING +MISSING$"
-    chmod g-w /run/nccl-init/profile.env
+    # a process holding the current one
+    rm "$TMP/held"
+    env -i /usr/bin/python3 -S -c 'import os, sys, time; f = os.open("/run/nccl-init/profile.env", os.O_RDONLY); open(sys.argv[1], "w").close(); time.sleep(60)' "$TMP/held" &
+    PIDS+=($!)
+    other=$!
+    for _ in $(seq 200); do [ -e "$TMP/held" ] && break; sleep 0.05; done
     run --separate-stderr "$NI" verify --pid "$other"
     assert_success
     assert_line --regexp "^$other +python3 +site +site +site +site +site$"
