@@ -280,7 +280,8 @@ int cmd_detect(const struct options *o)
     struct hardware h = { 0 };
     struct choice c;
     char *dir = cli_profile_dir(o);
-    detect_choose(&c, &h, dir, o->root);
+    struct diag d = { 0 }; /* detect reports: bad rule lines are warnings */
+    detect_choose(&c, &h, dir, o->root, &d, DIAG_WARNING);
     if (!c.rules || !h.source)
         detect_hardware(&h, o->root); /* report the hardware even without rules */
     struct buf b = { 0 };

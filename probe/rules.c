@@ -82,7 +82,8 @@ void choose(struct choice *c, const struct hardware *h, const char *given, const
     char *text = read_rules(c, given, root);
     if (!text)
         return;
-    detect_apply(c, h, text);
+    struct diag d = { 0 }; /* bad lines: warnings on stderr, as detect's */
+    detect_apply(c, h, text, &d, DIAG_WARNING);
     xfree(text);
 }
 

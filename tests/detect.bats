@@ -188,7 +188,7 @@ print("ok")' "$output"
     printf 'gpus=0 -> none: empty\nwatts>9000 -> pcie-8gpu: fast\n* -> nvlink-hgx: fallback\n' >"$TMP/auto.rules"
     run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
     assert_success
-    [[ "$stderr" == *"auto.rules:2: unknown condition 'watts>9000'"* ]]
+    [[ "$stderr" == *"auto.rules:2: warning: unknown condition 'watts>9000'"* ]]
     assert_line --regexp "^profile:    nvlink-hgx \(fallback; .*auto.rules:3\)$"
 }
 
@@ -238,11 +238,11 @@ print("ok")' "$output" "$TMP/none/auto.rules"
         '* -> pcie-8gpu: fallback' >"$TMP/auto.rules"
     run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
     assert_success
-    [[ "$stderr" == *"auto.rules:1: expected CONDITIONS -> PROFILE: REASON"* ]]
-    [[ "$stderr" == *"auto.rules:2: unknown condition 'model~\"L40S\"x'"* ]]
-    [[ "$stderr" == *"auto.rules:3: unknown condition 'gpus=2,'"* ]]
-    [[ "$stderr" == *"auto.rules:4: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON"* ]]
-    [[ "$stderr" == *"auto.rules:5: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON"* ]]
+    [[ "$stderr" == *"auto.rules:1: warning: expected CONDITIONS -> PROFILE: REASON"* ]]
+    [[ "$stderr" == *"auto.rules:2: warning: unknown condition 'model~\"L40S\"x'"* ]]
+    [[ "$stderr" == *"auto.rules:3: warning: unknown condition 'gpus=2,'"* ]]
+    [[ "$stderr" == *"auto.rules:4: warning: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON"* ]]
+    [[ "$stderr" == *"auto.rules:5: warning: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON"* ]]
     [ "$(grep -c warning <<<"$stderr")" = 5 ]
     assert_line "profile:    pcie-8gpu (fallback; $TMP/auto.rules:7)"
 }
@@ -357,9 +357,9 @@ print(" ".join("%d:%s" % (x["iommu_group"], x["iommu"]) for x in d["devices"]))'
     printf 'iommu=DMA -> none: case\niommu>=dma -> none: op\niommu=pt -> none: word\niommu=identity -> pcie-8gpu: pt\n* -> none: fallback\n' >"$TMP/auto.rules"
     run --separate-stderr "$NI" detect --root "$FIX/rtx-pro-6000-8x-iommu-pt" --profile-dir "$TMP"
     assert_success
-    [[ "$stderr" == *"auto.rules:1: unknown condition 'iommu=DMA'"* ]]
-    [[ "$stderr" == *"auto.rules:2: unknown condition 'iommu>=dma'"* ]]
-    [[ "$stderr" == *"auto.rules:3: unknown condition 'iommu=pt'"* ]]
+    [[ "$stderr" == *"auto.rules:1: warning: unknown condition 'iommu=DMA'"* ]]
+    [[ "$stderr" == *"auto.rules:2: warning: unknown condition 'iommu>=dma'"* ]]
+    [[ "$stderr" == *"auto.rules:3: warning: unknown condition 'iommu=pt'"* ]]
     assert_line --regexp "^profile:    pcie-8gpu \(pt; .*auto.rules:4\)$"
     printf 'iommu=off -> none: off\niommu=dma -> pcie-8gpu-iommu: dma\n' >"$TMP/auto.rules"
     run --separate-stderr "$NI" detect --root "$FIX/rtx-pro-6000-8x" --profile-dir "$TMP"
@@ -480,19 +480,22 @@ print(d["acs"], d["acs_gpus"], d["iommu"], d["profile"])' "$output"
     local gpus=$TMP/node/proc/driver/nvidia/gpus
     sed -i 's/^Model:.*/Model: \t\t NVIDIA L40S\x1b]0;owned\x07\x1b[2J/' "$gpus/0000:41:00.0/information"
     mv "$gpus/0000:61:00.0" "$gpus/0000:61:00.0"$'\x1b[31m'
-    printf 'gpus=2 -> none hint=x\033[1m: red \033[31malert\n' >"$TMP/auto.rules"
+    # a control byte in a hint is no profile name: the warning escapes it
+    printf 'gpus=2 -> none hint=x\033[1m: bad hint\ngpus=2 -> none hint=pcie-8gpu: red \033[31malert\n' >"$TMP/auto.rules"
     run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$TMP"
     assert_success
     [[ "$output" != *$'\x1b'* && "$output" != *$'\x07'* ]]
+    [[ "$stderr" != *$'\x1b'* ]]
+    [[ "$stderr" == *"auto.rules:1: warning: 'x\\x1b[1m' is not a profile name"* ]]
     assert_line '  0000:41:00.0   NVIDIA L40S\x1b]0;owned\x07\x1b[2J (numa 0)'
     assert_line '  0000:61:00.0\x1b[31m NVIDIA L40S (numa -1)'
-    assert_line "profile:    none (red \\x1b[31malert; pass -p x\\x1b[1m to try it; $TMP/auto.rules:1)"
+    assert_line "profile:    none (red \\x1b[31malert; pass -p pcie-8gpu to try it; $TMP/auto.rules:2)"
     run --separate-stderr "$NI" detect --root "$TMP/node" --profile-dir "$TMP" --json
     run python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
 assert d["devices"][0]["model"] == "NVIDIA L40S\x1b]0;owned\x07\x1b[2J", d
-assert d["hint"] == "x\x1b[1m", d
+assert d["hint"] == "pcie-8gpu" and d["reason"] == "red \x1b[31malert", d
 print("ok")' "$output"
     assert_output ok
 }
@@ -524,4 +527,79 @@ print("ok")' "$output"
     assert_success
     [ -e "$TMP/started" ]
     [ -s "$TMP/root/etc/environment" ]
+}
+
+# auto.rules' findings are the profile's kind: FILE:LINE: warning|error:
+# through the resolve's diagnostics, every line read on every node (not
+# only up to the rule that matched), and errors under --strict.
+@test "auto.rules findings: FILE:LINE: warning:, every line read past the match; --strict refuses them" {
+    cp "$PROFILES"/*.env "$TMP/"
+    printf '* -> none: first\nwatts>9000 -> pcie-8gpu: a typo after the match\n' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
+    assert_success
+    assert_line "profile:    none (first; $TMP/auto.rules:1)"
+    assert_equal "$stderr" "$TMP/auto.rules:2: warning: unknown condition 'watts>9000'"
+    mkdir -p "$TMP/root"
+    cp -r "$FIX/l40s-2x/." "$TMP/root/"
+    mkdir -p "$TMP/root/etc" "$TMP/root/run/nccl-init"
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks none --profile-dir "$TMP" -- printenv NCCL_INIT_PROFILE
+    assert_success
+    assert_output none
+    [[ "$stderr" == *"$TMP/auto.rules:2: warning: unknown condition 'watts>9000'"* ]]
+    # --strict: exit 2, nothing written, the command not started
+    find "$TMP/root" | sort >"$TMP/before"
+    run --separate-stderr "$NI" --strict --root "$TMP/root" --profile-dir "$TMP" -- touch "$TMP/started"
+    assert_failure 2
+    [[ "$stderr" == *"$TMP/auto.rules:2: error: unknown condition 'watts>9000'"* ]]
+    [[ "$stderr" == *"nccl-init: error: invalid profile: command not started"* ]]
+    [ ! -e "$TMP/started" ]
+    find "$TMP/root" | sort | diff "$TMP/before" -
+}
+
+@test "auto.rules: no ': REASON', an empty model~, a path, .env, auto or text for a profile are bad lines; an indented comment is not" {
+    printf '%s\n' \
+        '  # an indented comment, and a blank line next' \
+        '   ' \
+        'gpus=2 -> none' \
+        'model~ -> pcie-8gpu: empty' \
+        'model~"" -> pcie-8gpu: empty in quotes' \
+        'gpus=2 -> /tmp/x/evil: a path' \
+        'gpus=2 -> ../../x: up' \
+        'gpus=2 -> evil.env: a file' \
+        'gpus=2 -> none hint=../x: a path as the hint' \
+        'gpus=2 -> auto: auto again' \
+        'gpus=2 -> none words: text before the colon' \
+        'gpus=2 -> .hidden: a leading dot' \
+        'gpus=2 -> none:    ' \
+        'gpus=2x -> none: a count is digits' \
+        'gpus>=-1 -> none: no sign either' \
+        '* -> none: fallback' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" detect --root "$FIX/l40s-2x" --profile-dir "$TMP"
+    assert_success
+    assert_line "profile:    none (fallback; $TMP/auto.rules:16)"
+    local n
+    for n in 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+        grep -q "^$TMP/auto.rules:$n: warning: " <<<"$stderr" || { echo "line $n: $stderr"; return 1; }
+    done
+    [ "$(grep -c warning <<<"$stderr")" = 13 ]
+    [[ "$stderr" == *"auto.rules:3: warning: no ': REASON' after the profile"* ]]
+    [[ "$stderr" == *"auto.rules:4: warning: empty value in 'model~'"* ]]
+    [[ "$stderr" == *"auto.rules:6: warning: '/tmp/x/evil' is not a profile name"* ]]
+    [[ "$stderr" == *"auto.rules:8: warning: 'evil.env': write the profile's name without .env"* ]]
+}
+
+@test "auto.rules: the profile is a name, looked up in the profile directory, never a path" {
+    mkdir -p "$TMP/dir" "$TMP/x" "$TMP/cwd"
+    printf 'NCCL_PROTO=Simple\n' >"$TMP/x/evil.env"
+    printf 'NCCL_PROTO=Simple\n' >"$TMP/x/evil"
+    cp "$PROFILES"/*.env "$TMP/dir/"
+    for target in "$TMP/x/evil.env" ../x/evil; do
+        printf 'gpus=2 -> %s: a path\n* -> none: fallback\n' "$target" >"$TMP/dir/auto.rules"
+        run --separate-stderr bash -c 'cd "$1" && shift && "$@"' _ "$TMP/cwd" \
+            "$NI" render --root "$FIX/l40s-2x" --profile-dir "$TMP/dir"
+        assert_success
+        assert_line NCCL_INIT_PROFILE=none
+        refute_line --partial NCCL_PROTO
+        [[ "$stderr" == *"auto.rules:1: warning: '$target' is not a profile name"* ]]
+    done
 }

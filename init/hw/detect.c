@@ -325,12 +325,13 @@ static bool count_of(const struct hardware *h, const char *name, size_t n, unsig
 }
 
 /* One value of a condition: NAME OP ARG, NAME being c[0..k). Returns 1
- * (holds), 0 (does not), or -EINVAL (not understood). */
+ * (holds), 0 (does not), or -EINVAL (not understood). A count is decimal
+ * digits only: "8x" or "-1" is a typo, not 8 or every count, and "010"
+ * is ten. */
 static int value_holds(const struct hardware *h, const char *c, size_t k, const char *op,
                        const char *arg)
 {
     unsigned long have;
-    long long want;
     if (op[0] == '=' && !op[1] && k == 5 && strncmp(c, "iommu", 5) == 0) {
         for (unsigned i = 0; i < 3; i++) /* any other value: not understood */
             if (strcmp(arg, iommu_modes[i]) == 0)
@@ -347,9 +348,12 @@ static int value_holds(const struct hardware *h, const char *c, size_t k, const 
         }
         return r;
     }
-    if (!count_of(h, c, k, &have) || !parse_c_integer(arg, &want) || !*arg)
+    if (!count_of(h, c, k, &have) || arg[strspn(arg, "0123456789")])
         return -EINVAL;
-    unsigned long long w = (unsigned long long)want;
+    errno = 0;
+    unsigned long long w = strtoull(arg, NULL, 10); /* decimal: 010 is ten */
+    if (errno)
+        return -EINVAL;
     return strcmp(op, "=") == 0    ? have == w
            : strcmp(op, ">=") == 0 ? have >= w
            : strcmp(op, "<=") == 0 ? have <= w
@@ -381,8 +385,10 @@ static char *next_value(const char **s, const char *end)
 
 /* One condition: gpus=0, nvswitches>=1, numa>1, model~L40S, iommu=dma, or
  * *; a list of values (iommu=off,identity; model~"RTX PRO 6000",10de:2bb5)
- * holds when one of them does. Returns 1 (holds), 0 (does not), or
- * -EINVAL (not understood, in any of its values). */
+ * holds when one of them does. Returns 1 (holds), 0 (does not), -ENODATA
+ * (an empty value: model~ with no text would hold for every GPU), or
+ * -EINVAL (not understood, in any of its values). Whether it is
+ * understood does not depend on h. */
 static int condition(const struct hardware *h, const char *c, size_t n)
 {
     if (n == 1 && c[0] == '*')
@@ -398,7 +404,7 @@ static int condition(const struct hardware *h, const char *c, size_t n)
     const char *s = c + v, *end = c + n;
     do {
         char *arg = next_value(&s, end);
-        int one = arg ? value_holds(h, c, k, op, arg) : -EINVAL;
+        int one = !arg ? -EINVAL : !*arg ? -ENODATA : value_holds(h, c, k, op, arg);
         xfree(arg);
         if (one < 0)
             return one;
@@ -435,17 +441,27 @@ static char *arrow_of(char *s)
     return NULL;
 }
 
+/* Where the findings about a rules file go: its line, as profiles' do. */
+struct rules_at {
+    const char *file;
+    unsigned line;
+    struct diag *d;
+    int severity;
+};
+
 /* Whether every condition of s (up to arrow) holds: 1, 0, or -1 after
- * warning about one it does not understand. */
-static int conditions_hold(const struct choice *c, const struct hardware *h, char *s,
-                           char *arrow, unsigned line)
+ * reporting one it does not understand. */
+static int conditions_hold(const struct rules_at *at, const struct hardware *h, char *s,
+                           char *arrow)
 {
     int holds = 1;
     for (char *p = s + strspn(s, " \t"); p < arrow; p += strspn(p, " \t")) {
         char *e = condition_end(p, arrow);
         int cond = condition(h, p, (size_t)(e - p));
         if (cond < 0) {
-            log_warn("%s:%u: unknown condition '%.*s'", c->rules, line, (int)(e - p), p);
+            diag(at->d, at->severity, at->file, at->line,
+                 cond == -ENODATA ? "empty value in '%.*s'" : "unknown condition '%.*s'",
+                 (int)(e - p), p);
             return -1;
         }
         holds &= cond;
@@ -454,56 +470,92 @@ static int conditions_hold(const struct choice *c, const struct hardware *h, cha
     return holds;
 }
 
+/* Whether name[0..n) is a profile NAME as -p NAME takes it, looked up in
+ * the profile directory and nowhere else: a path (or NAME.env, which -p
+ * reads as a path) could load any file, relative to the working
+ * directory. auto is not a profile. Reports why not. */
+static bool rule_name(const struct rules_at *at, const char *name, size_t n)
+{
+    char *s = xstrndup(name, n);
+    bool ok = false;
+    if (!profile_name_valid(s))
+        diag(at->d, at->severity, at->file, at->line,
+             "'%s' is not a profile name: letters, digits, '-', '_' and '.', not starting with "
+             "'.' or '-', looked up in the profile directory", s);
+    else if (n > 4 && strcmp(s + n - 4, ".env") == 0)
+        diag(at->d, at->severity, at->file, at->line,
+             "'%s': write the profile's name without .env", s);
+    else if (strcmp(s, "auto") == 0)
+        diag(at->d, at->severity, at->file, at->line, "auto cannot pick auto: name a profile");
+    else
+        ok = true;
+    xfree(s);
+    return ok;
+}
+
 /* The right of the arrow, PROFILE [hint=PROFILE]: REASON, into c (read
  * before the conditions, so that a bad line is reported whether or not
- * they hold); false, c unchanged, without a profile name. */
-static bool take_choice(struct choice *c, const char *rhs, unsigned line)
+ * they hold); false, c unchanged, after reporting what is wrong. The
+ * reason is required: the log gives it with the choice. */
+static bool take_choice(struct choice *c, const char *rhs, const struct rules_at *at)
 {
-    const char *prof = rhs + strspn(rhs, " \t");
-    size_t pl = strcspn(prof, ": \t");
-    if (!pl)
-        return false;
+    const char *prof = rhs + strspn(rhs, " \t"), *hint = NULL;
+    size_t pl = strcspn(prof, ": \t"), hl = 0;
     const char *rest = prof + pl + strspn(prof + pl, " \t");
     if (strncmp(rest, "hint=", 5) == 0) {
-        size_t hl = strcspn(rest + 5, ": \t");
-        if (!hl)
-            return false;
-        c->hint = xstrndup(rest + 5, hl);
-        rest += 5 + hl;
+        hint = rest + 5;
+        hl = strcspn(hint, ": \t");
+        rest = hint + hl + strspn(hint + hl, " \t");
+    }
+    if (!pl || (hint && !hl)) {
+        diag(at->d, at->severity, at->file, at->line,
+             "expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON");
+        return false;
+    }
+    if (!rule_name(at, prof, pl) || (hint && !rule_name(at, hint, hl)))
+        return false;
+    const char *why = rest + (*rest == ':');
+    why += strspn(why, " \t");
+    if (*rest != ':' || !*why) {
+        diag(at->d, at->severity, at->file, at->line, *rest && *rest != ':'
+             ? "text after the profile: expected PROFILE [hint=PROFILE]: REASON"
+             : "no ': REASON' after the profile: the log says why with the choice");
+        return false;
     }
     c->profile = xstrndup(prof, pl);
-    c->reason = xstrdup(rest + strspn(rest, ": \t"));
-    c->line = line;
+    c->hint = hint ? xstrndup(hint, hl) : NULL;
+    c->reason = xstrdup(why);
     return true;
 }
 
-void detect_apply(struct choice *c, const struct hardware *h, char *text)
+/* Every line is read, also past the one that matched, so that a bad line
+ * is reported on every node and not only on those that reach it. */
+void detect_apply(struct choice *c, const struct hardware *h, char *text, struct diag *d,
+                  int severity)
 {
-    unsigned line = 0;
+    struct rules_at at = { c->rules, 0, d, severity };
     for (char *s = text, *next; s && *s; s = next) {
         next = strchr(s, '\n');
         if (next)
             *next++ = '\0';
-        line++;
-        if (s[0] == '#' || !*s)
+        at.line++;
+        const char *first = s + strspn(s, " \t");
+        if (*first == '#' || !*first)
             continue;
         char *arrow = arrow_of(s);
         if (!arrow) {
-            log_warn("%s:%u: expected CONDITIONS -> PROFILE: REASON", c->rules, line);
+            diag(d, severity, c->rules, at.line, "expected CONDITIONS -> PROFILE: REASON");
             continue;
         }
         struct choice t = { 0 };
-        if (!take_choice(&t, arrow + 2, line)) {
-            log_warn("%s:%u: expected CONDITIONS -> PROFILE [hint=PROFILE]: REASON", c->rules,
-                     line);
+        if (!take_choice(&t, arrow + 2, &at))
             continue;
-        }
-        if (conditions_hold(c, h, s, arrow, line) == 1) {
+        if (conditions_hold(&at, h, s, arrow) == 1 && !c->line) {
             c->profile = t.profile;
             c->reason = t.reason;
             c->hint = t.hint;
-            c->line = line;
-            break;
+            c->line = at.line;
+            continue;
         }
         xfree(t.profile);
         xfree(t.reason);
@@ -512,7 +564,7 @@ void detect_apply(struct choice *c, const struct hardware *h, char *text)
 }
 
 void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
-                   const char *root)
+                   const char *root, struct diag *d, int severity)
 {
     memset(c, 0, sizeof *c);
     c->rules = path_join(profile_dir, "auto.rules");
@@ -528,6 +580,6 @@ void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir
         return;
     }
     detect_hardware(h, root);
-    detect_apply(c, h, text);
+    detect_apply(c, h, text, d, severity);
     xfree(text);
 }

@@ -4,6 +4,7 @@
 #define NCCL_INIT_DETECT_H
 
 #include "lib/buf.h"
+#include "lib/log.h"
 
 #include <stdbool.h>
 
@@ -66,16 +67,20 @@ int detect_read_rules(const char *path, char **text);
 
 /* The rules engine: the first line of text (an auto.rules file, cut into
  * lines in place) whose conditions all hold for h sets c->profile,
- * c->reason and c->line; c->rules names the file in the warnings about
- * lines it does not understand, which it skips. nccl-probe links it too, so
+ * c->reason, c->hint and c->line. Every line is read, past the match too:
+ * each line it does not understand is a finding on d ("FILE:LINE:
+ * SEVERITY: ...", FILE being c->rules) and is skipped. A rule's profile
+ * and hint are profile NAMEs (never paths). nccl-probe links it too, so
  * that topo and suggest pick what detect picks. */
-void detect_apply(struct choice *c, const struct hardware *h, char *text);
+void detect_apply(struct choice *c, const struct hardware *h, char *text, struct diag *d,
+                  int severity);
 
-/* Applies DIR/auto.rules: the first line whose conditions all hold. The
- * hardware is scanned only when there are rules to apply it to (h, zeroed,
- * is filled then); without them the choice is none. */
+/* Applies DIR/auto.rules: the first line whose conditions all hold, its
+ * findings on d at severity. The hardware is scanned only when there are
+ * rules to apply it to (h, zeroed, is filled then); without them the
+ * choice is none and c->error says why. */
 void detect_choose(struct choice *c, struct hardware *h, const char *profile_dir,
-                   const char *root);
+                   const char *root, struct diag *d, int severity);
 
 /* Why c is what it is, as one phrase: "REASON; pass -p HINT to try it",
  * "no rules file: ERROR" or "no rule matched", control bytes escaped.

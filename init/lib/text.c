@@ -188,3 +188,14 @@ size_t edit_distance(const char *a, const char *b)
     }
     return row[lb];
 }
+
+bool profile_name_valid(const char *s)
+{
+    if (!*s || *s == '.' || *s == '-')
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '-' || *s == '_' || *s == '.'))
+            return false;
+    return true;
+}

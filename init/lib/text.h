@@ -38,4 +38,9 @@ void json_string(struct buf *b, const char *s);
  * bytes. */
 size_t edit_distance(const char *a, const char *b);
 
+/* A profile NAME as -p NAME and auto.rules take it: letters, digits, '-',
+ * '_' and '.', not starting with '.' or '-' (so never a path, a hidden
+ * file or an option). */
+bool profile_name_valid(const char *s);
+
 #endif

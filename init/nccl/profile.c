@@ -215,17 +215,6 @@ unsigned profile_parse(struct profile *p, char *text, size_t len, struct diag *d
     return d->errors - before;
 }
 
-static bool name_valid(const char *s)
-{
-    if (!*s || *s == '.' || *s == '-')
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '-' || *s == '_' || *s == '.'))
-            return false;
-    return true;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -248,7 +237,7 @@ static char **nearest_names(const char *spec, const char *dir, size_t *n)
         if (l <= 4 || strcmp(de->d_name + l - 4, ".env") != 0)
             continue;
         char *name = xstrndup(de->d_name, l - 4);
-        if (!name_valid(name) || (dist = edit_distance(spec, name)) > best) {
+        if (!profile_name_valid(name) || (dist = edit_distance(spec, name)) > best) {
             xfree(name);
             continue;
         }
@@ -306,7 +295,7 @@ unsigned profile_load(struct profile *p, const char *spec, const char *dir, stru
         p->name = xstrndup(base, bl);
         p->path = xstrdup(spec);
     } else {
-        if (!name_valid(spec)) {
+        if (!profile_name_valid(spec)) {
             diag(d, DIAG_ERROR, spec, 0,
                  "bad profile name: use letters, digits, '-', '_' and '.', or give a path");
             p->name = xstrdup(spec);

@@ -7,6 +7,7 @@
 #include "lib/text.h"
 #include "nccl/validate.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,19 +19,30 @@ static void check_entry(const struct entry *e, void *ctx)
     validate_servers(e, &r->diag);
 }
 
+/* How auto.rules' findings count: errors where a bad line must stop
+ * things (--strict, and check, which judges the install's data), else
+ * warnings, the line skipped. */
+static int rules_severity(const struct resolve_options *o)
+{
+    return o->strict || o->each_alone ? DIAG_ERROR : DIAG_WARNING;
+}
+
 /* "auto": the profile the rules in the profile directory pick for the
  * hardware; NULL when that is none. The log says why. Rules that cannot be
  * read are a broken install, not a node without GPUs: a warning naming
- * the file, and under --strict an error, so that nothing starts. */
+ * the file, and under --strict (or in check) an error, so that nothing
+ * starts. Their bad lines go on the same diag. */
 static const char *choose_auto(struct resolved *r, const struct resolve_options *o)
 {
     struct hardware h = { 0 };
     struct choice c;
-    detect_choose(&c, &h, o->profile_dir, o->root);
+    int sev = rules_severity(o);
+    detect_choose(&c, &h, o->profile_dir, o->root, &r->diag, sev);
     if (c.error) {
-        diag(&r->diag, o->strict ? DIAG_ERROR : DIAG_WARNING, c.rules, 0,
-             "--profile auto: cannot read the rules: %s; %s", strerror(-c.error),
-             o->strict ? "--strict starts nothing without them" : "profile none");
+        diag(&r->diag, sev, c.rules, 0, "--profile auto: cannot read the rules: %s; %s",
+             strerror(-c.error),
+             o->strict ? "--strict starts nothing without them"
+             : sev == DIAG_ERROR ? "auto would pick none" : "profile none");
         return NULL;
     }
     struct buf why = { 0 };
@@ -41,6 +53,28 @@ static const char *choose_auto(struct resolved *r, const struct resolve_options 
              c.profile ? c.profile : "none", why.data);
     buf_free(&why);
     return c.profile && strcmp(c.profile, "none") != 0 ? c.profile : NULL;
+}
+
+/* check without auto among its operands: the profile directory's
+ * auto.rules, when it has one, is judged as well (every line, on no
+ * hardware: whether a line is understood does not depend on the node).
+ * No file is no finding: a directory of one's own profiles needs none. */
+static void check_rules(struct resolved *r, const struct resolve_options *o)
+{
+    struct choice c = { .rules = path_join(o->profile_dir, "auto.rules") };
+    struct hardware none = { 0 };
+    char *text;
+    int e = detect_read_rules(c.rules, &text);
+    if (e == 0)
+        detect_apply(&c, &none, text, &r->diag, DIAG_ERROR);
+    else if (e != -ENOENT)
+        diag(&r->diag, DIAG_ERROR, c.rules, 0, "cannot read the rules: %s", strerror(-e));
+    if (e == 0)
+        xfree(text);
+    xfree(c.profile);
+    xfree(c.reason);
+    xfree(c.hint);
+    xfree(c.rules);
 }
 
 int resolve_profiles(struct resolved *r, const struct resolve_options *o)
@@ -55,6 +89,11 @@ int resolve_profiles(struct resolved *r, const struct resolve_options *o)
         log_debug("%zu NCCL_* names from %s", r->known.n, o->nccl_lib);
     }
     r->profiles = xmalloc(o->nprofiles * sizeof *r->profiles);
+    bool has_auto = false;
+    for (size_t i = 0; i < o->nprofiles; i++)
+        has_auto |= strcmp(o->profiles[i], "auto") == 0;
+    if (o->each_alone && !has_auto)
+        check_rules(r, o);
     for (size_t i = 0; i < o->nprofiles; i++) {
         const char *spec = o->profiles[i];
         if (strcmp(spec, "auto") == 0 && !(spec = choose_auto(r, o)))
