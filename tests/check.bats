@@ -291,3 +291,102 @@ nccl-init: checked 1 profile: 1 error, 0 warnings"
     assert_failure 2
     [[ "$stderr" == *"p.env:1: error: A: value contains control character 0x0d"* ]]
 }
+
+@test "an unknown profile name gets the directory, --profile-dir and the nearest names" {
+    run --separate-stderr ni_check pcie8gpu nvlink-hgxx ib-multinode
+    assert_failure 2
+    [[ "$stderr" == *"$PROFILES/pcie8gpu.env: error: no profile pcie8gpu in $PROFILES; did you mean pcie-8gpu? (--profile-dir DIR looks in another directory)"* ]]
+    [[ "$stderr" == *"$PROFILES/nvlink-hgxx.env: error: no profile nvlink-hgxx in $PROFILES; did you mean nvlink-hgx?"* ]]
+    run --separate-stderr ni_check zzzzzzzz
+    assert_failure 2
+    [[ "$stderr" == *"$PROFILES/zzzzzzzz.env: error: no profile zzzzzzzz in $PROFILES (--profile-dir DIR looks in another directory)"* ]]
+    # two at the same distance
+    mkdir "$TMP/dir"
+    touch "$TMP/dir/ab-1.env" "$TMP/dir/ab-2.env" "$TMP/dir/ab-3" "$TMP/dir/zz.env"
+    run --separate-stderr "$NI" check --profile-dir "$TMP/dir" ab-x
+    assert_failure 2
+    [[ "$stderr" == *"no profile ab-x in $TMP/dir; did you mean ab-1 or ab-2?"* ]]
+    # no directory there at all (nccl-init not installed)
+    run --separate-stderr "$NI" check --root "$TMP/none" pcie-8gpu
+    assert_failure 2
+    [[ "$stderr" == *"$TMP/none/etc/nccl-init/profiles/pcie-8gpu.env: error: no profile pcie-8gpu: the profile directory $TMP/none/etc/nccl-init/profiles does not exist (nccl-init is not installed there); give --profile-dir DIR, or the profile's path"* ]]
+}
+
+@test "check --json: the findings as one document, escaped" {
+    printf 'NCCL_PROTO=bogus\nnot a pair\nNCCL_SOCKET_IFNAME="e\\th0"\nNCCL_NCHANNELS=8\nA"B=1\n' >"$TMP/p.env"
+    run --separate-stderr "$NI" check --json "$TMP/p.env" "$PROFILES/pcie-8gpu.env"
+    assert_failure 2
+    assert_equal "$stderr" ""
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["ok"] is False and d["errors"] == 4 and d["warnings"] == 2, d
+assert d["profiles"] == [sys.argv[2], sys.argv[3]], d
+f = d["findings"]
+assert [(x["line"], x["key"], x["severity"]) for x in f] == [
+    (1, "NCCL_PROTO", "error"), (2, None, "error"), (3, "NCCL_SOCKET_IFNAME", "warning"),
+    (3, "NCCL_SOCKET_IFNAME", "error"), (4, "NCCL_NCHANNELS", "warning"), (5, None, "error")], f
+assert all(x["file"] == sys.argv[2] for x in f), f
+assert f[0]["message"].startswith("NCCL_PROTO=bogus: unknown token"), f
+assert f[1]["message"] == "malformed line: expected KEY=VALUE", f
+assert f[3]["message"].startswith("NCCL_SOCKET_IFNAME=\"e\\th0\": NCCL takes the value as written"), f
+assert f[5]["message"].startswith("bad key \u0027A\"B\u0027"), f
+print("ok")' "$output" "$TMP/p.env" "$PROFILES/pcie-8gpu.env"
+    assert_output ok
+    run --separate-stderr "$NI" check --json "$PROFILES/pcie-8gpu.env"
+    assert_success
+    assert_equal "$output" "{
+  \"ok\": true,
+  \"errors\": 0,
+  \"warnings\": 0,
+  \"profiles\": [\"$PROFILES/pcie-8gpu.env\"],
+  \"findings\": []
+}"
+    # a control byte in a file name is escaped in the JSON, as on stderr
+    cp "$PROFILES/none.env" "$TMP/$(printf 'a\033b').env"
+    run --separate-stderr "$NI" check --json "$TMP/$(printf 'a\033b').env" "$TMP/missing.env"
+    assert_failure 2
+    [[ "$output" == *'/a\u001bb.env"'* ]]
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["findings"][0]["file"].endswith("missing.env") and d["findings"][0]["line"] == 0' "$output"
+}
+
+# check judges auto.rules too: with auto among its operands, and whenever
+# the profile directory has one, its bad lines are errors (exit 2), in
+# --json as well.
+@test "check: auto.rules' bad lines are errors, with auto or another profile, in --json too" {
+    cp "$PROFILES"/*.env "$TMP/"
+    printf '* -> none: matches first\ngpus=2 -> none\n' >"$TMP/auto.rules"
+    run --separate-stderr "$NI" check --root "$BATS_TEST_DIRNAME/fixtures/l40s-2x" --profile-dir "$TMP" auto
+    assert_failure 2
+    [[ "$stderr" == *"$TMP/auto.rules:2: error: no ': REASON' after the profile"* ]]
+    run --separate-stderr "$NI" check --profile-dir "$TMP" pcie-8gpu
+    assert_failure 2
+    [[ "$stderr" == *"$TMP/auto.rules:2: error: no ': REASON' after the profile"* ]]
+    run --separate-stderr "$NI" check --json --profile-dir "$TMP" pcie-8gpu
+    assert_failure 2
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not d["ok"] and d["errors"] == 1, d
+f = d["findings"]
+assert len(f) == 1 and f[0]["file"] == sys.argv[2] and f[0]["line"] == 2, f
+assert f[0]["severity"] == "error" and f[0]["key"] is None, f
+print("ok")' "$output" "$TMP/auto.rules"
+    assert_output ok
+    # the shipped rules are clean
+    run --separate-stderr "$NI" check --root "$BATS_TEST_DIRNAME/fixtures/l40s-2x" --profile-dir "$PROFILES" auto
+    assert_success
+    [[ "$stderr" == *"nccl-init: checked 1 profile: 0 errors, 0 warnings" ]]
+    [[ "$stderr" != *warning:* ]]
+}
+
+@test "an unknown profile name: suggestions in any case, and names it begins" {
+    run --separate-stderr ni_check PCIE-8GPU
+    assert_failure 2
+    [[ "$stderr" == *"no profile PCIE-8GPU in $PROFILES; did you mean pcie-8gpu?"* ]]
+    run --separate-stderr ni_check nvlink
+    assert_failure 2
+    [[ "$stderr" == *"no profile nvlink in $PROFILES; did you mean nvlink-hgx?"* ]]
+    run --separate-stderr ni_check NVLINK-HGZ
+    [[ "$stderr" == *"did you mean nvlink-hgx?"* ]]
+}

@@ -5,7 +5,9 @@
 #include "lib/sort.h"
 #include "lib/text.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,8 +222,27 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* How far a mistyped spec is from name, in any case (PCIE-8GPU is
+ * pcie-8gpu): the edit distance, and at most 1 for a name that spec, three
+ * characters or more, begins (nvlink: nvlink-hgx). SIZE_MAX past 64
+ * bytes, as edit_distance. */
+static size_t name_distance(const char *spec, const char *name)
+{
+    char a[65], b[65];
+    size_t al = strlen(spec), bl = strlen(name);
+    if (al >= sizeof a || bl >= sizeof b)
+        return SIZE_MAX;
+    for (size_t i = 0; i <= al; i++)
+        a[i] = (char)tolower((unsigned char)spec[i]);
+    for (size_t i = 0; i <= bl; i++)
+        b[i] = (char)tolower((unsigned char)name[i]);
+    size_t d = edit_distance(a, b);
+    return al >= 3 && strncmp(a, b, al) == 0 && d > 1 ? 1 : d;
+}
+
 /* The profile names in dir (NAME of each NAME.env, sorted) at the smallest
- * edit distance from spec, when that is small for its length: *n of them.
+ * distance from spec (name_distance), when that is small for its length:
+ * *n of them.
  * A directory is a handful of profiles; at most 4096 entries are
  * looked at. */
 static char **nearest_names(const char *spec, const char *dir, size_t *n)
@@ -237,7 +258,7 @@ static char **nearest_names(const char *spec, const char *dir, size_t *n)
         if (l <= 4 || strcmp(de->d_name + l - 4, ".env") != 0)
             continue;
         char *name = xstrndup(de->d_name, l - 4);
-        if (!profile_name_valid(name) || (dist = edit_distance(spec, name)) > best) {
+        if (!profile_name_valid(name) || (dist = name_distance(spec, name)) > best) {
             xfree(name);
             continue;
         }
