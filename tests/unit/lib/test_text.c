@@ -125,6 +125,21 @@ static void escaping_fits(void **state)
     assert_int_equal(buf_escaped_fit(&b, "\\", 1, true, 2), 1);
 }
 
+/* -p NAME's rule, which auto.rules' profiles follow too: never a path. */
+static void profile_names(void **state)
+{
+    (void)state;
+    assert_true(profile_name_valid("pcie-8gpu"));
+    assert_true(profile_name_valid("my_profile.v2"));
+    assert_false(profile_name_valid(""));
+    assert_false(profile_name_valid(".hidden"));
+    assert_false(profile_name_valid("-p"));
+    assert_false(profile_name_valid("../x"));
+    assert_false(profile_name_valid("/tmp/x/evil"));
+    assert_false(profile_name_valid("a b"));
+    assert_false(profile_name_valid("x\033[1m"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -132,6 +147,7 @@ int main(void)
         cmocka_unit_test(utf8_and_bytes),
         cmocka_unit_test(escaping),
         cmocka_unit_test(escaping_fits),
+        cmocka_unit_test(profile_names),
     };
     return cmocka_run_group_tests_name("text", tests, NULL, NULL);
 }
