@@ -390,3 +390,35 @@ print("ok")' "$output" "$TMP/auto.rules"
     run --separate-stderr ni_check NVLINK-HGZ
     [[ "$stderr" == *"did you mean nvlink-hgx?"* ]]
 }
+
+# A FILE:LINE of a shipped profile in the docs names a line that sets a
+# variable, the one the sentence is about when it names one.
+@test "the docs' profile line numbers point at the variables they name" {
+    run python3 - "$REPO" <<'PY'
+import re, sys, pathlib
+repo = pathlib.Path(sys.argv[1])
+bad, seen = [], 0
+for doc in [repo / "README.md", *sorted((repo / "doc").glob("*"))]:
+    lines = doc.read_text().splitlines()
+    for i, text in enumerate(lines):
+        for m in re.finditer(r"([a-z0-9-]+)\.env:(\d+)", text):
+            prof = repo / "profiles" / (m.group(1) + ".env")
+            if not prof.exists():
+                continue
+            seen += 1
+            n = int(m.group(2))
+            plines = prof.read_text().splitlines()
+            set_line = plines[n - 1] if 0 < n <= len(plines) else ""
+            if not re.match(r"[A-Z_][A-Z0-9_]*=", set_line):
+                bad.append(f"{doc.name}:{i+1}: {m.group(0)} is not a variable line")
+                continue
+            key = set_line.split("=")[0]
+            near = text[: m.start()] + (lines[i - 1] if i else "")
+            named = re.findall(r"\b(NCCL_[A-Z0-9_]+)", near)
+            if named and key not in named:
+                bad.append(f"{doc.name}:{i+1}: {m.group(0)} sets {key}, not {named[-1]}")
+print("\n".join(bad) or f"ok {seen}")
+PY
+    assert_success
+    assert_output --regexp '^ok [1-9]'
+}
