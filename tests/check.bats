@@ -18,10 +18,10 @@ check_text() {
 }
 
 @test "the shipped profiles are valid and start without a warning" {
-    run --separate-stderr ni_check pcie-8gpu pcie-8gpu-iommu nvlink-hgx ib-multinode none
+    run --separate-stderr ni_check pcie-8gpu pcie-8gpu-iommu pcie-p2p-off nvlink-hgx ib-multinode none
     assert_success
     assert_equal "$output" ""
-    assert_equal "$stderr" "nccl-init: checked 5 profiles: 0 errors, 0 warnings"
+    assert_equal "$stderr" "nccl-init: checked 6 profiles: 0 errors, 0 warnings"
     for p in "$PROFILES"/*.env; do
         run --separate-stderr "$NI" check -v "$p"
         assert_success
@@ -38,6 +38,11 @@ check_text() {
     run --separate-stderr "$NI" check --profile-dir "$PROFILES" pcie-8gpu-iommu
     assert_success
     assert_equal "$stderr" "nccl-init: checked 1 profile: 0 errors, 0 warnings"
+}
+
+@test "pcie-p2p-off sets P2P off and nothing else: a safety setting, no speed value" {
+    run grep -v -E '^#|^$' "$PROFILES/pcie-p2p-off.env"
+    assert_output NCCL_P2P_DISABLE=1
 }
 
 @test "a path works as well as a name" {
@@ -392,8 +397,9 @@ print("ok")' "$output" "$TMP/auto.rules"
 }
 
 # A FILE:LINE of a shipped profile in the docs names a line that sets a
-# variable, the one the sentence is about when it names one.
-@test "the docs' profile line numbers point at the variables they name" {
+# variable, the one the sentence is about when it names one; detect's
+# "profile: NAME (...; profiles/auto.rules:N)" names a rule that picks NAME.
+@test "the docs' profile and auto.rules line numbers point at what they name" {
     run python3 - "$REPO" <<'PY'
 import re, sys, pathlib
 repo = pathlib.Path(sys.argv[1])
@@ -417,6 +423,12 @@ for doc in [repo / "README.md", *sorted((repo / "doc").glob("*"))]:
             named = re.findall(r"\b(NCCL_[A-Z0-9_]+)", near)
             if named and key not in named:
                 bad.append(f"{doc.name}:{i+1}: {m.group(0)} sets {key}, not {named[-1]}")
+        for m in re.finditer(r"^profile:    (\S+) \(.*profiles/auto\.rules:(\d+)\)$", text):
+            seen += 1
+            rules = (repo / "profiles" / "auto.rules").read_text().splitlines()
+            n = int(m.group(2))
+            if not (0 < n <= len(rules) and re.search(r"-> " + re.escape(m.group(1)) + r"\b", rules[n - 1])):
+                bad.append(f"{doc.name}:{i+1}: auto.rules:{n} does not pick {m.group(1)}")
 print("\n".join(bad) or f"ok {seen}")
 PY
     assert_success
