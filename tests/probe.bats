@@ -225,12 +225,12 @@ print("ok")' "$output"
     assert_output ok
 }
 
-@test "suggest: a line it does not understand is a warning under the probe's name; the next rule applies" {
+@test "suggest: a line it does not understand is FILE:LINE: warning:, as nccl-init's; the next rule applies" {
     printf 'gpus=0 -> none: empty\nwatts>9000 -> pcie-8gpu: fast\nno arrow here\n* -> nvlink-hgx: fallback\n' >"$TMP/auto.rules"
     run --separate-stderr "$PROBE" suggest --root "$FIX/l40s-2x" --rules "$TMP/auto.rules" --gpu L40S --gpu L40S
     assert_success
     echo "stderr: $stderr"
-    [[ "$stderr" == *"nccl-probe: warning: $TMP/auto.rules:2: unknown condition 'watts>9000'"* ]]
-    [[ "$stderr" == *"nccl-probe: warning: $TMP/auto.rules:3: expected CONDITIONS -> PROFILE: REASON"* ]]
+    [[ "$stderr" == *"$TMP/auto.rules:2: warning: unknown condition 'watts>9000'"* ]]
+    [[ "$stderr" == *"$TMP/auto.rules:3: warning: expected CONDITIONS -> PROFILE: REASON"* ]]
     assert_line "profile:    nvlink-hgx (fallback; $TMP/auto.rules:4)"
 }
