@@ -874,7 +874,7 @@ EOF
     assert_success
     # no ConfigMap among the files: kustomize makes it
     assert_line "kinds: Component Deployment Kustomization LeaderWorkerSet Service"
-    assert_line "generator profiles: nccl-init-profiles, 6 files"
+    assert_line "generator profiles: nccl-init-profiles, 7 files"
     local d
     for d in sglang/single-node sglang/multi-node vllm/single-node vllm/multi-node vllm/multi-node-ray; do
         assert_line "kustomization docker/k8s/$d: nccl-init-profiles"

@@ -157,11 +157,11 @@ EOF
     # namespace may hold SGLang's and vLLM's pods)
     local cm
     cm=$(grep -o -m 1 'nccl-init-profiles-[a-z0-9]\{10\}' <<<"$output")
-    assert_line "sglang-multi-node.yaml: $cm, 6 files, 2 pod templates"
-    assert_line "sglang-single-node.yaml: $cm, 6 files, 1 pod templates"
-    assert_line "vllm-multi-node-ray.yaml: $cm, 6 files, 2 pod templates"
-    assert_line "vllm-multi-node.yaml: $cm, 6 files, 2 pod templates"
-    assert_line "vllm-single-node.yaml: $cm, 6 files, 1 pod templates"
+    assert_line "sglang-multi-node.yaml: $cm, 7 files, 2 pod templates"
+    assert_line "sglang-single-node.yaml: $cm, 7 files, 1 pod templates"
+    assert_line "vllm-multi-node-ray.yaml: $cm, 7 files, 2 pod templates"
+    assert_line "vllm-multi-node.yaml: $cm, 7 files, 2 pod templates"
+    assert_line "vllm-single-node.yaml: $cm, 7 files, 1 pod templates"
 }
 
 @test "the restricted profile, on a broken copy: each rule reported with the file, line, object, field and reason; exit 1" {
