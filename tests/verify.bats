@@ -1249,3 +1249,32 @@ spawn() {
     assert_failure 1
     assert_line --regexp "^$HELD +python3 +MISSING +MISSING$"
 }
+
+# --- review 2: evidence, threads, conf files, kernel threads, --json, libraries ---
+
+# Waits until $1 exists (up to 20 s).
+wait_for() {
+    for _ in $(seq 400); do [ -e "$1" ] && return 0; sleep 0.05; done
+    return 1
+}
+
+@test "a record descriptor is the hook's only in a Python process: a perl that opens it read-only, O_CLOEXEC, is MISSING" {
+    command -v perl >/dev/null || skip "no perl"
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    # perl sets close-on-exec above $^F (2), as the hook and the env
+    # plugin's brief read-only open do: the descriptor has the hook's flags
+    env -i /usr/bin/perl -e 'open(my $f, "<", $ARGV[0]) or die; open(my $m, ">", $ARGV[1]); close $m; sleep 60' \
+        "$RECORD" "$TMP/held" &
+    PIDS+=($!)
+    held=$!
+    wait_for "$TMP/held"
+    fd=$(for f in /proc/$held/fd/*; do [ "$(readlink "$f")" = "$RECORD" ] && basename "$f"; done)
+    [ -n "$fd" ]
+    flags=$(awk '/^flags:/ { print $2 }' "/proc/$held/fdinfo/$fd")
+    (( (8#$flags & 8#2000000) != 0 && (8#$flags & 8#10000000) == 0 ))
+    run --separate-stderr "$NI" verify --pid "$held"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$held +perl +MISSING +MISSING +MISSING +MISSING +MISSING$"
+}

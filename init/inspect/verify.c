@@ -393,8 +393,13 @@ static int fd_holder(const char *path)
  *   at NCCL's first init, keeps an O_PATH descriptor of it until NCCL
  *   finalizes the plugin.
  * /proc/PID/fdinfo/N's flags tell the two apart, and whether the reader
- * ran in this process (fd_holder). A plugin's descriptor counts only in a
- * process that maps an env plugin (p->env_plugin): NCCL asks a loaded one.
+ * ran in this process (fd_holder). A read-only one counts only in a Python
+ * process (p->python): any program can open the record so (perl's open
+ * sets O_CLOEXEC, and the env plugin itself reads it through one for a
+ * moment before it keeps its O_PATH one, in a C++ server mid-init), and
+ * only the hook, in an interpreter, puts its values into the environment.
+ * A plugin's descriptor counts only in a process that maps an env plugin
+ * (p->env_plugin): NCCL asks a loaded one.
  * A process may hold both, of the same record or of two (a restart
  * replaced the record between the hook's start and NCCL's init). Only the
  * process itself can put a descriptor in its table, so no other user can
@@ -430,7 +435,7 @@ static int held_records(const struct proc *p, struct records *rs, int *site, int
         struct buf i = BUF_FIXED(info);
         buf_printf(&i, "/proc/%d/fdinfo/%s", (int)p->pid, e->d_name);
         int who = fd_holder(info); /* < 0: closed meanwhile, neither */
-        int *held = who == HELD_BY_SITE                      ? site
+        int *held = who == HELD_BY_SITE && p->python         ? site
                     : who == HELD_BY_PLUGIN && p->env_plugin ? plugin
                                                              : NULL;
         if (held && *held < 0)
