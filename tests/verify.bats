@@ -1077,16 +1077,6 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
     [ "$(grep -c ': exit 0$' <<<"$output")" = 40 ]
 }
 
-@test "a kernel thread has no memory of its own to check: not counted, not not verified" {
-    [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "no kernel thread in this PID namespace"
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
-    run --separate-stderr "$NI" verify --pid 2
-    echo "$output"
-    refute_output --partial "not verified"
-    assert_failure 3
-    assert_line "pid 2: has no memory of its own to check (a kernel thread, or exiting)"
-}
-
 @test "a FIFO bind-mounted over the mapped libnccl in the process's mount namespace: verify does not block" {
     command -v setpriv >/dev/null || skip "no setpriv"
     lib=$(readlink -f "${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}")
@@ -1277,4 +1267,74 @@ wait_for() {
     echo "$output"
     assert_failure 1
     assert_line --regexp "^$held +perl +MISSING +MISSING +MISSING +MISSING +MISSING$"
+}
+
+# $TMP/zl.py READY: its main thread exits (pthread_exit) while a second
+# thread runs, so that the thread-group leader is a zombie ("Zl" in ps) and
+# the process runs on; the second thread writes the pid to READY once the
+# leader shows Z, and stays.
+zl_script() {
+    cat >"$TMP/zl.py" <<'PY'
+import ctypes, os, sys, threading, time
+def leader_state():
+    with open("/proc/%d/stat" % os.getpid()) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+def worker():
+    while leader_state() != "Z":
+        time.sleep(0.02)
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    time.sleep(60)
+threading.Thread(target=worker).start()
+ctypes.CDLL(None).pthread_exit(None)
+PY
+}
+
+@test "a process whose main thread has exited while another runs (Zl) is checked through that thread" {
+    zl_script
+    # in nccl-init's tree, without --pid: it was silently skipped
+    env -i PATH=/usr/bin:/bin "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record -- \
+        /usr/bin/python3 -S "$TMP/zl.py" "$TMP/zl1" 2>"$TMP/init.log" &
+    PIDS+=($!)
+    wait_for "$TMP/zl1"
+    zl1=$(cat "$TMP/zl1")
+    PIDS+=("$zl1")
+    [ "$(awk '/^State:/ { print $2 }' "/proc/$zl1/status")" = Z ]
+    [ "$(awk '/^Threads:/ { print $2 }' "/proc/$zl1/status")" = 2 ]
+    run --separate-stderr "$NI" verify
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$zl1 +python3 +env +env +env +env +env$"
+    # outside the tree, its values from the hook: its descriptor is read
+    # through the live thread; named with --pid it "has exited" no more
+    env -i /usr/bin/python3 "$TMP/zl.py" "$TMP/zl2" &
+    PIDS+=($!)
+    zl2=$!
+    wait_for "$TMP/zl2"
+    run --separate-stderr "$NI" verify --pid "$zl1" --pid "$zl2"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$zl2 +python3 +site +site +site +site +site$"
+    refute_output --partial "has exited"
+    assert_line --partial "2 processes checked, 2 with every value"
+}
+
+@test "a kernel thread is known by PF_KTHREAD, not by an unreadable environment: never checked" {
+    [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "no kernel thread in this PID namespace"
+    (( ($(awk '{ print $9 }' /proc/2/stat) & 0x00200000) != 0 ))
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    run --separate-stderr "$NI" verify --pid 2
+    echo "$output"
+    assert_failure 3
+    refute_output --partial "not verified"
+    assert_line "pid 2: a kernel thread: it runs no program of its own, nothing to check"
+    # --all does not list them
+    run --separate-stderr "$NI" verify --all --json
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not [p for p in d["processes"] if p["pid"] == 2], d
+print("ok")' "$output"
+    assert_output ok
 }

@@ -47,6 +47,7 @@ struct verify_env_plugin {
 enum verify_row_kind {
     ROW_NO_SUCH,    /* named with --pid, and /proc does not list it */
     ROW_EXITED,     /* named with --pid, and exited: before the check or during it */
+    ROW_KTHREAD,    /* named with --pid, and a kernel thread: no program to check */
     ROW_OUTSIDE,    /* outside nccl-init's tree, and its memory map is unreadable:
                      * not checked, it may or may not have loaded NCCL */
     ROW_UNVERIFIED, /* checked, but what decides its values could not be read */

@@ -153,6 +153,9 @@ static void notes(struct buf *b, const struct verify_report *r, const struct ver
 {
     if (w->kind == ROW_NO_SUCH)
         buf_printf(b, "pid %d: no such process\n", (int)w->pid);
+    else if (w->kind == ROW_KTHREAD)
+        buf_printf(b, "pid %d: a kernel thread: it runs no program of its own, nothing to check\n",
+                   (int)w->pid);
     else if (w->kind == ROW_EXITED)
         buf_printf(b, "pid %d: %s\n", (int)w->pid, w->reason ? w->reason : "has exited");
     else if (w->kind == ROW_UNVERIFIED)
