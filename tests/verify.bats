@@ -1320,6 +1320,71 @@ PY
     assert_line --partial "2 processes checked, 2 with every value"
 }
 
+@test "a user's conf file flipped between a regular file and a symbolic link to a FIFO: verify never opens the FIFO" {
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    mkfifo "$TMP/fifo"
+    printf 'NCCL_PROTO=LL\n' >"$TMP/plain"
+    ln -s "$TMP/fifo" "$TMP/conf"
+    # no value in its environment and no hook: verify reads its conf file
+    env -i NCCL_CONF_FILE="$TMP/conf" /usr/bin/python3 -S -c 'import time; time.sleep(60)' &
+    PIDS+=($!)
+    user=$!
+    # a writer that blocks until some reader opens the FIFO (a device in
+    # its place would act on that open)
+    /usr/bin/python3 -S -c 'import sys; open(sys.argv[1], "w"); open(sys.argv[2], "w").close()' \
+        "$TMP/fifo" "$TMP/opened" &
+    PIDS+=($!)
+    # the user flips the name, each step a rename
+    /usr/bin/python3 -S -c '
+import os, sys
+conf, fifo, plain, stop = sys.argv[1:]
+while not os.path.exists(stop):
+    os.symlink(fifo, conf + ".l")
+    os.rename(conf + ".l", conf)
+    os.link(plain, conf + ".r")
+    os.rename(conf + ".r", conf)' "$TMP/conf" "$TMP/fifo" "$TMP/plain" "$TMP/stop" &
+    PIDS+=($!)
+    sleep 0.2
+    for i in $(seq 400); do
+        "$NI" verify --pid "$user" >"$TMP/out.$i" 2>&1 || true
+        [ -e "$TMP/opened" ] && break
+    done
+    touch "$TMP/stop"
+    echo "verify runs: $i"
+    [ ! -e "$TMP/opened" ]
+    # both states were seen: the race was run
+    grep -Eq "^$user +python3 +MISSING +MISSING +MISSING +MISSING +nccl.conf$" "$TMP"/out.*
+    grep -Eq "^$user +python3 +MISSING +MISSING +MISSING +MISSING +MISSING$" "$TMP"/out.*
+}
+
+@test "a user's conf file that is an absolute symbolic link resolves in the process's root, not verify's" {
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    mkdir "$TMP/ns"
+    # in its own mount namespace $TMP/ns holds the conf file and a link to
+    # it by absolute path; in verify's, $TMP/ns is empty
+    unshare -m --propagation private bash -c '
+        mount -t tmpfs tmpfs "$1/ns"
+        printf "NCCL_PROTO=Simple\n" >"$1/ns/real.conf"
+        ln -s "$1/ns/real.conf" "$1/ns/link"
+        env -i NCCL_CONF_FILE="$1/ns/link" /usr/bin/python3 -S -c "
+import os, sys, time
+open(sys.argv[1], \"w\").write(str(os.getpid()))
+time.sleep(60)" "$1/up.tmp" &
+        wait' sh "$TMP" &
+    PIDS+=($!)
+    until [ -s "$TMP/up.tmp" ]; do sleep 0.05; done
+    held=$(cat "$TMP/up.tmp")
+    PIDS+=("$held")
+    [ ! -e "$TMP/ns/real.conf" ]
+    run --separate-stderr "$NI" verify --pid "$held"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$held +python3 +MISSING +MISSING +MISSING +MISSING +CONFLICT$"
+    assert_line "pid $held: NCCL_PROTO=Simple (from $TMP/ns/link, read before /etc/nccl.conf), the profile says LL"
+}
+
 @test "a kernel thread is known by PF_KTHREAD, not by an unreadable environment: never checked" {
     [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "no kernel thread in this PID namespace"
     (( ($(awk '{ print $9 }' /proc/2/stat) & 0x00200000) != 0 ))

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* What an execve can pass is at most 6 MiB (3/4 of _STK_LIM); only
@@ -55,19 +56,6 @@ static void parse_pairs(struct set *s, char *text, bool nccl_only)
         s->v[s->n++] = (struct kv){ xstrndup(l.key, kl < cut ? kl : cut),
                                     xstrndup(l.value, vl < cut ? vl : cut) };
     }
-}
-
-/* 0, or read_file's -errno. */
-static int read_pairs(struct set *s, const char *path, bool nccl_only)
-{
-    char *text;
-    size_t len;
-    int e = read_file(path, RECORD_MAX, &text, &len);
-    if (e < 0)
-        return e;
-    parse_pairs(s, text, nccl_only);
-    xfree(text);
-    return 0;
 }
 
 static const char *lookup(const struct set *s, const char *key)
@@ -238,19 +226,10 @@ static bool gone(const struct proc *p)
     return !proc_stat_read(p->pid, &st) || st.start != p->start || !live_task(p->pid, st.state);
 }
 
-/* Opens path (a file of another process's, or one that others may write)
- * for reading, only when it is a regular file of at most max bytes: first
- * O_PATH, which opens nothing (a FIFO cannot block, a device cannot act),
- * then, once fstat has said so, for reading through /proc/self/fd: the
- * same file, O_NONBLOCK. nofollow: a symbolic link at path is refused
- * (-ELOOP); without it /proc's magic links (fd/N, map_files/...) are
- * followed. Returns the descriptor with *st, or -errno: -EINVAL not a
- * regular file, -EFBIG larger than max. */
-static int open_regular_file(const char *path, bool nofollow, size_t max, struct stat *st)
+/* The O_PATH descriptor pfd (closed here) opened for reading, when it is a
+ * regular file of at most max bytes: open_regular_file's second half. */
+static int reopen_regular(int pfd, size_t max, struct stat *st)
 {
-    int pfd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-    if (pfd < 0)
-        return -errno;
     int e = fstat(pfd, st) < 0            ? -errno
             : S_ISLNK(st->st_mode)        ? -ELOOP
             : !S_ISREG(st->st_mode)       ? -EINVAL
@@ -272,12 +251,78 @@ static int open_regular_file(const char *path, bool nofollow, size_t max, struct
     return e < 0 ? e : fd;
 }
 
+/* Opens path (a file of another process's, or one that others may write)
+ * for reading, only when it is a regular file of at most max bytes: first
+ * O_PATH, which opens nothing (a FIFO cannot block, a device cannot act),
+ * then, once fstat has said so, for reading through /proc/self/fd: the
+ * same file, O_NONBLOCK. nofollow: a symbolic link at path is refused
+ * (-ELOOP); without it /proc's magic links (fd/N, map_files/...) are
+ * followed. Returns the descriptor with *st, or -errno: -EINVAL not a
+ * regular file, -EFBIG larger than max. */
+static int open_regular_file(const char *path, bool nofollow, size_t max, struct stat *st)
+{
+    int pfd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    return pfd < 0 ? -errno : reopen_regular(pfd, max, st);
+}
+
 /* The whole of such a file, NUL-terminated: 0 or -errno (-EFBIG: over max). */
 static int read_regular_file(const char *path, bool nofollow, size_t max, struct stat *st,
                              char **text, size_t *len)
 {
     int fd = open_regular_file(path, nofollow, max, st);
     return fd < 0 ? fd : read_fd(fd, st->st_size, max, text, len);
+}
+
+/* openat2(2), which musl and glibc do not wrap: its number is the same on
+ * every architecture (the unified syscall table, Linux 5.6), and
+ * struct open_how is linux/openat2.h's. */
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef RESOLVE_IN_ROOT
+#define RESOLVE_IN_ROOT 0x10
+#endif
+struct open_how_v0 {
+    uint64_t flags, mode, resolve;
+};
+
+/* Opens name, an absolute path as the process whose files are under dir
+ * (/proc/PID) sees it, as open_regular_file does: in its root
+ * (dir/root), following symbolic links as the process would. With
+ * RESOLVE_IN_ROOT an absolute link (and "..") resolves inside that root;
+ * the kernel resolves one met under dir/root against verify's own root
+ * instead. Without openat2 (ENOSYS before Linux 5.6; EPERM from a seccomp
+ * filter that predates it), the path under dir/root is what is opened. */
+static int open_in_root(const char *dir, const char *name, bool nofollow, size_t max,
+                        struct stat *st)
+{
+    struct buf b = { 0 };
+    buf_printf(&b, "%s/root", dir);
+    int rfd = open(b.data, O_PATH | O_DIRECTORY | O_CLOEXEC), pfd = -1, e = rfd < 0 ? errno : 0;
+    struct open_how_v0 how = { O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0,
+                               RESOLVE_IN_ROOT };
+    /* EAGAIN: a rename raced with a ".." in the walk; the kernel asks for a retry */
+    for (int tries = 0; rfd >= 0 && (tries == 0 || (e == EAGAIN && tries < 4)); tries++) {
+        pfd = (int)syscall(SYS_openat2, rfd, name, &how, sizeof how);
+        e = pfd < 0 ? errno : 0;
+    }
+    if (rfd >= 0)
+        close(rfd);
+    if (pfd < 0 && (e == ENOSYS || e == EPERM)) {
+        buf_str(&b, name);
+        pfd = open(b.data, how.flags);
+        e = pfd < 0 ? errno : 0;
+    }
+    buf_free(&b);
+    return pfd < 0 ? -e : reopen_regular(pfd, max, st);
+}
+
+/* The whole of such a file (open_in_root), NUL-terminated: 0 or -errno. */
+static int read_in_root(const char *dir, const char *name, size_t max, char **text, size_t *len)
+{
+    struct stat st;
+    int fd = open_in_root(dir, name, false, max, &st);
+    return fd < 0 ? fd : read_fd(fd, st.st_size, max, text, len);
 }
 
 /* 0, or -ESRCH when the process is gone. A map that cannot be read is
@@ -541,19 +586,32 @@ static long long real_uid(const struct proc *p)
     return uid;
 }
 
+/* 0, or read_regular_file's -errno. */
+static int read_pairs(struct set *s, const char *path, bool nccl_only)
+{
+    char *text;
+    size_t len;
+    struct stat st;
+    int e = read_regular_file(path, false, RECORD_MAX, &st, &text, &len);
+    if (e < 0)
+        return e;
+    parse_pairs(s, text, nccl_only);
+    xfree(text);
+    return 0;
+}
+
 /* "DIR/.nccl.conf" into name, DIR the home of uid in the password
  * database: the process's root's /etc/passwd, else ours. Nothing when
- * neither has the uid. */
+ * neither has the uid. Both are read as regular files only: the first is
+ * what the process's user may have put there (a link to a device). */
 static void home_conf(const struct proc *p, long long uid, struct buf *name)
 {
-    struct buf path = { 0 };
-    buf_printf(&path, "%s/root/etc/passwd", p->dir);
     char *text, *end;
     size_t len;
-    if (read_file(path.data, RECORD_MAX, &text, &len) < 0 &&
-        read_file("/etc/passwd", RECORD_MAX, &text, &len) < 0)
+    struct stat st;
+    if (read_in_root(p->dir, "/etc/passwd", RECORD_MAX, &text, &len) < 0 &&
+        read_regular_file("/etc/passwd", false, RECORD_MAX, &st, &text, &len) < 0)
         text = NULL;
-    buf_free(&path);
     /* name:pw:UID:gid:gecos:DIR:shell, the first line with the uid */
     for (char *l = text; l && *l && !name->len; l = strchr(l, '\n'), l = l ? l + 1 : l) {
         char *c[6];
@@ -571,10 +629,14 @@ static void home_conf(const struct proc *p, long long uid, struct buf *name)
  * (src/misc/param.cc initEnvFunc): $NCCL_CONF_FILE when set and not empty,
  * else ~/.nccl.conf with the home of its real uid in the password database,
  * not $HOME. *name: the path as NCCL sees it (cut at NCCL_CONF_MAX bytes,
- * as NCCL's snprintf does), empty when there is none. Read through
- * /proc/PID/root, or /proc/PID/cwd when relative. Missing, a directory or
- * not a regular file (/dev/null): nothing, as for NCCL. Returns 0, or
- * -errno when it is there but unreadable, *u saying why. */
+ * as NCCL's snprintf does), empty when there is none. Read in the
+ * process's root (open_in_root), or through /proc/PID/cwd when relative
+ * (an absolute link met there resolves against verify's root). The user
+ * may flip the name between a file and a link to a device: what is read
+ * is what was checked regular (open_regular_file), and a FIFO or a device
+ * is never opened. Missing, a directory or not a regular file
+ * (/dev/null): nothing, as for NCCL. Returns 0, or -errno when it is
+ * there but unreadable, *u saying why. */
 static int user_conf(const struct proc *p, const char *env, size_t len, struct set *s,
                      struct buf *name, struct unverified *u)
 {
@@ -591,10 +653,13 @@ static int user_conf(const struct proc *p, const char *env, size_t len, struct s
     if (name->len > NCCL_CONF_MAX)
         name->data[name->len = NCCL_CONF_MAX] = '\0';
     struct buf path = { 0 };
-    buf_printf(&path, "%s/%s%s", p->dir, name->data[0] == '/' ? "root" : "cwd/", name->data);
+    bool abs = name->data[0] == '/';
+    buf_printf(&path, "%s/%s%s", p->dir, abs ? "root" : "cwd/", name->data);
     char *text;
     size_t tl;
-    int e = read_file(path.data, RECORD_MAX, &text, &tl);
+    struct stat st;
+    int e = abs ? read_in_root(p->dir, name->data, RECORD_MAX, &text, &tl)
+                : read_regular_file(path.data, false, RECORD_MAX, &st, &text, &tl);
     if (e == 0) {
         parse_pairs(s, text, true);
         xfree(text);
@@ -803,9 +868,7 @@ static int open_lib(const struct proc *p, const char *range, size_t range_len, c
     buf_printf(&b, "/proc/%d/map_files/%.*s", (int)p->task, (int)range_len, range);
     int fd = open_regular_file(b.data, false, SIZE_MAX, &st);
     if (fd < 0 && !ends_with(path, strlen(path), " (deleted)")) {
-        b.len = 0;
-        buf_printf(&b, "%s/root%s", p->dir, path);
-        fd = open_regular_file(b.data, true, SIZE_MAX, &st);
+        fd = open_in_root(p->dir, path, true, SIZE_MAX, &st);
         b.len = 0;
         if (fd >= 0)
             buf_printf(&b, "%llu ", (unsigned long long)st.st_ino);
