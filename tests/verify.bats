@@ -1403,3 +1403,55 @@ assert not [p for p in d["processes"] if p["pid"] == 2], d
 print("ok")' "$output"
     assert_output ok
 }
+
+@test "a file at the library's path with the mapped inode number on another file system is not the library mapped" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    command -v gcc >/dev/null || skip "no gcc"
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    echo 'const char nccl_version[] = "NCCL version 2.28.9+cuda13.0";' >"$TMP/v.c"
+    gcc -shared -fPIC -o "$TMP/mapped.so" "$TMP/v.c"
+    echo 'const char nccl_version[] = "NCCL version 2.99.9+other";' >"$TMP/o.c"
+    gcc -shared -fPIC -o "$TMP/other.so" "$TMP/o.c"
+    chmod 711 "$TMP"
+    mkdir -m 1777 "$TMP/n" "$TMP/lib"
+    # two fresh tmpfs mounts number their first file alike: the library is
+    # mapped from the first, then the second is mounted over it (in the
+    # process's mount namespace) with a file of the same inode number
+    unshare -m --propagation private bash -c '
+        mount -t tmpfs tmpfs "$1/lib" && cp "$1/mapped.so" "$1/lib/libnccl.so.2"
+        stat -c %i "$1/lib/libnccl.so.2" >"$1/ino.1"
+        setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -S -c "
+import ctypes, sys, time
+ctypes.CDLL(sys.argv[1])
+open(sys.argv[2], \"w\").close()
+time.sleep(60)" "$1/lib/libnccl.so.2" "$1/n/mapped" &
+        until [ -e "$1/n/mapped" ]; do sleep 0.05; done
+        mount -t tmpfs tmpfs "$1/lib" && cp "$1/other.so" "$1/lib/libnccl.so.2"
+        stat -c %i "$1/lib/libnccl.so.2" >"$1/ino.2"
+        echo $! >"$1/held"
+        wait' sh "$TMP" &
+    PIDS+=($!)
+    until [ -s "$TMP/held" ]; do sleep 0.05; done
+    held=$(cat "$TMP/held")
+    PIDS+=("$held")
+    [ "$(cat "$TMP/ino.1")" = "$(cat "$TMP/ino.2")" ]
+    # as nobody: no /proc/PID/map_files, the path through /proc/PID/root
+    run --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups "$NI" verify --pid "$held"
+    echo "$output"
+    refute_output --partial "2.99.9"
+    assert_line --partial "in 1 process ($TMP/lib/libnccl.so.2: the file at that path is not the one mapped)"
+    # the library at its path, on the file system it was mapped from: read
+    mkdir -m 755 "$TMP/n/plain.d"
+    cp "$TMP/mapped.so" "$TMP/n/plain.d/libnccl.so.2"
+    env -i setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -S -c "
+import ctypes, sys, time
+ctypes.CDLL(sys.argv[1])
+open(sys.argv[2], 'w').close()
+time.sleep(60)" "$TMP/n/plain.d/libnccl.so.2" "$TMP/n/plain" &
+    PIDS+=($!)
+    plain=$!
+    wait_for "$TMP/n/plain"
+    run --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups "$NI" verify --pid "$plain"
+    echo "$output"
+    assert_line --regexp "^$plain +python3 .* 2\.28\.9\+cuda13\.0$"
+}

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* What an execve can pass is at most 6 MiB (3/4 of _STK_LIM); only
@@ -850,34 +852,57 @@ static struct verify_row *add_row(struct verify_report *r, enum verify_row_kind 
 /* lib_of for a process that is gone (its library not read, nothing kept). */
 #define LIB_GONE (-2)
 
+/* overlayfs's f_type (include/uapi/linux/magic.h) */
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+
+/* Whether fd (st) is the file that a map line names by "DEV INODE" (id:
+ * "MAJ:MIN INODE ...", the kernel's "%02x:%02x %lu"). An inode number
+ * alone may be another file system's (two tmpfs number their files
+ * alike). On overlayfs the two need not agree on the device: older kernels
+ * map the layer's file and name its device, where stat on the overlay's
+ * path gives the overlay's (both give the layer's inode number); there the
+ * inode number is all there is to compare. */
+static bool is_mapped_file(int fd, const struct stat *st, const char *id)
+{
+    char want[64];
+    struct buf b = BUF_FIXED(want);
+    buf_printf(&b, "%02x:%02x ", major(st->st_dev), minor(st->st_dev));
+    size_t dev_len = b.len;
+    buf_printf(&b, "%llu ", (unsigned long long)st->st_ino);
+    if (strncmp(id, want, b.len) == 0)
+        return true;
+    const char *ino = strchr(id, ' ');
+    struct statfs fs;
+    return ino && strncmp(ino + 1, want + dev_len, b.len - dev_len) == 0 && fstatfs(fd, &fs) == 0 &&
+           fs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
 /* The mapped library at path, open for reading, or -errno: through
  * /proc/PID/map_files/START-END, exactly the file mapped, when we may (that
- * takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else through
- * /proc/PID/root and the path when that is still the inode mapped (a
- * library replaced since is "PATH (deleted)" in the map: map_files' error). The
- * process's mount namespace may have put anything there (a FIFO, a
- * device): only a regular file is opened (-EINVAL), and only the inode
- * mapped (-ESTALE). map_files is not among /proc/PID/task/TID's files:
- * /proc/TID/map_files is the thread's, when p->task is another (proc(5):
- * /proc/TID is there to open, though a listing of /proc leaves it out). */
+ * takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else the path in the
+ * process's root (open_in_root) when that is still the file mapped, by the
+ * map's DEV and INODE (id, is_mapped_file; a library replaced since is
+ * "PATH (deleted)" in the map: map_files' error). The process's mount
+ * namespace may have put anything there (a FIFO, a device): only a
+ * regular file is opened (-EINVAL), and only the file mapped (-ESTALE).
+ * map_files is not among /proc/PID/task/TID's files: /proc/TID/map_files
+ * is the thread's, when p->task is another (proc(5): /proc/TID is there to
+ * open, though a listing of /proc leaves it out). */
 static int open_lib(const struct proc *p, const char *range, size_t range_len, const char *path,
-                    const char *inode)
+                    const char *id)
 {
     struct buf b = { 0 };
     struct stat st;
     buf_printf(&b, "/proc/%d/map_files/%.*s", (int)p->task, (int)range_len, range);
     int fd = open_regular_file(b.data, false, SIZE_MAX, &st);
+    buf_free(&b);
     if (fd < 0 && !ends_with(path, strlen(path), " (deleted)")) {
         fd = open_in_root(p->dir, path, true, SIZE_MAX, &st);
-        b.len = 0;
-        if (fd >= 0)
-            buf_printf(&b, "%llu ", (unsigned long long)st.st_ino);
-        if (fd >= 0 && strncmp(b.data, inode, b.len) != 0) {
+        if (fd >= 0 && !is_mapped_file(fd, &st, id)) {
             close(fd);
             fd = -ESTALE;
         }
     }
-    buf_free(&b);
     return fd;
 }
 
@@ -904,7 +929,7 @@ static int lib_of(struct verify_report *r, const struct proc *p)
             xfree(id);
             return (int)i;
         }
-    int fd = open_lib(p, f[0], (size_t)(strchr(f[0], ' ') - f[0]), f[5], f[4]);
+    int fd = open_lib(p, f[0], (size_t)(strchr(f[0], ' ') - f[0]), f[5], f[3]);
     if (fd < 0 && gone(p)) {
         xfree(id);
         return LIB_GONE;
