@@ -555,7 +555,7 @@ print("ok")' "$output"
     refute_line --regexp "^0 processes checked"
 }
 
-@test "a process that has exited is not an error" {
+@test "a process named with --pid that has exited, or no such process: a note each, exit 1" {
     SINKS=all start_tree
     # a zombie: exited, not reaped by its parent
     /usr/bin/python3 -c '
@@ -571,10 +571,13 @@ time.sleep(60)' "$TMP/zombie" &
     read -r w1 _ <"$TMP/ready"
     run --separate-stderr "$NI" verify --pid "$z" --pid "$w1" --pid 999999999
     echo "$output"
-    assert_success
+    # the user asked about them, and they were not shown to have the set
+    assert_failure 1
     assert_line "pid $z: has exited"
     assert_line "pid 999999999: no such process"
-    assert_line --partial "1 process checked, 1 with every value"
+    assert_line --partial "1 process checked, 1 with every value, 2 named with --pid not checked"
+    run --separate-stderr "$NI" verify --pid "$w1"
+    assert_success
 }
 
 @test "control bytes in a value or a command name print escaped; JSON escapes them too" {
@@ -1400,6 +1403,39 @@ time.sleep(60)" "$1/up.tmp" &
 import json, sys
 d = json.loads(sys.argv[1])
 assert not [p for p in d["processes"] if p["pid"] == 2], d
+print("ok")' "$output"
+    assert_output ok
+}
+
+@test "--json names the processes it did not check; a --pid that is gone makes the exit 1" {
+    SINKS=all start_tree
+    read -r w1 _ <"$TMP/ready"
+    run --separate-stderr "$NI" verify --json --pid "$w1" --pid 999999999
+    echo "$output"
+    assert_failure 1
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["checked"] == 1 and d["ok"] is False, d
+assert d["not_checked"] == [{"pid": 999999999, "why": "no such process"}], d
+print("ok")' "$output"
+    assert_output ok
+    if [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ]; then
+        run --separate-stderr "$NI" verify --json --pid 2
+        assert_failure 3
+        run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["not_checked"] == [{"pid": 2, "why": "a kernel thread"}] and d["ok"] is False, d
+print("ok")' "$output"
+        assert_output ok
+    fi
+    run --separate-stderr "$NI" verify --json --pid "$w1"
+    assert_success
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["not_checked"] == [] and d["ok"] is True, d
 print("ok")' "$output"
     assert_output ok
 }

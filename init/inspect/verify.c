@@ -1228,9 +1228,19 @@ int verify(const struct verify_options *o, struct buf *out, struct buf *why)
     return verify_status(&r);
 }
 
+unsigned verify_named_unchecked(const struct verify_report *r)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        n += r->rows[i].kind == ROW_NO_SUCH || r->rows[i].kind == ROW_EXITED ||
+             r->rows[i].kind == ROW_KTHREAD;
+    return n;
+}
+
 int verify_status(const struct verify_report *r)
 {
     if (!r->checked)
         return VERIFY_NOTHING;
-    return r->unverified || r->good != r->checked ? VERIFY_FAILED : VERIFY_OK;
+    return r->unverified || r->good != r->checked || verify_named_unchecked(r) ? VERIFY_FAILED
+                                                                               : VERIFY_OK;
 }
