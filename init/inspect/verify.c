@@ -1037,7 +1037,7 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
     if (p->unknown)
         return cannot_read(u, p, "memory map, to tell whether it loaded NCCL", "maps",
                            p->maps_err);
-    /* ESRCH: no memory any more (exiting), or never (a kernel thread) */
+    /* ESRCH: no memory any more (exiting) */
     int err = proc_file(p, "environ", ENVIRON_MAX, &ev->env, &ev->len);
     if (err < 0)
         return cannot_read(u, p, "environment", "environ", -err);
