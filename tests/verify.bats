@@ -555,7 +555,7 @@ print("ok")' "$output"
     refute_line --regexp "^0 processes checked"
 }
 
-@test "a process that has exited is not an error" {
+@test "a process named with --pid that has exited, or no such process: a note each, exit 1" {
     SINKS=all start_tree
     # a zombie: exited, not reaped by its parent
     /usr/bin/python3 -c '
@@ -571,10 +571,13 @@ time.sleep(60)' "$TMP/zombie" &
     read -r w1 _ <"$TMP/ready"
     run --separate-stderr "$NI" verify --pid "$z" --pid "$w1" --pid 999999999
     echo "$output"
-    assert_success
+    # the user asked about them, and they were not shown to have the set
+    assert_failure 1
     assert_line "pid $z: has exited"
     assert_line "pid 999999999: no such process"
-    assert_line --partial "1 process checked, 1 with every value"
+    assert_line --partial "1 process checked, 1 with every value, 2 named with --pid not checked"
+    run --separate-stderr "$NI" verify --pid "$w1"
+    assert_success
 }
 
 @test "control bytes in a value or a command name print escaped; JSON escapes them too" {
@@ -1077,16 +1080,6 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
     [ "$(grep -c ': exit 0$' <<<"$output")" = 40 ]
 }
 
-@test "a kernel thread has no memory of its own to check: not counted, not not verified" {
-    [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "no kernel thread in this PID namespace"
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
-    run --separate-stderr "$NI" verify --pid 2
-    echo "$output"
-    refute_output --partial "not verified"
-    assert_failure 3
-    assert_line "pid 2: has no memory of its own to check (a kernel thread, or exiting)"
-}
-
 @test "a FIFO bind-mounted over the mapped libnccl in the process's mount namespace: verify does not block" {
     command -v setpriv >/dev/null || skip "no setpriv"
     lib=$(readlink -f "${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}")
@@ -1248,4 +1241,253 @@ spawn() {
     echo "$output"
     assert_failure 1
     assert_line --regexp "^$HELD +python3 +MISSING +MISSING$"
+}
+
+# --- review 2: evidence, threads, conf files, kernel threads, --json, libraries ---
+
+# Waits until $1 exists (up to 20 s).
+wait_for() {
+    for _ in $(seq 400); do [ -e "$1" ] && return 0; sleep 0.05; done
+    return 1
+}
+
+@test "a record descriptor is the hook's only in a Python process: a perl that opens it read-only, O_CLOEXEC, is MISSING" {
+    command -v perl >/dev/null || skip "no perl"
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    # perl sets close-on-exec above $^F (2), as the hook and the env
+    # plugin's brief read-only open do: the descriptor has the hook's flags
+    env -i /usr/bin/perl -e 'open(my $f, "<", $ARGV[0]) or die; open(my $m, ">", $ARGV[1]); close $m; sleep 60' \
+        "$RECORD" "$TMP/held" &
+    PIDS+=($!)
+    held=$!
+    wait_for "$TMP/held"
+    fd=$(for f in /proc/$held/fd/*; do [ "$(readlink "$f")" = "$RECORD" ] && basename "$f"; done)
+    [ -n "$fd" ]
+    flags=$(awk '/^flags:/ { print $2 }' "/proc/$held/fdinfo/$fd")
+    (( (8#$flags & 8#2000000) != 0 && (8#$flags & 8#10000000) == 0 ))
+    run --separate-stderr "$NI" verify --pid "$held"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$held +perl +MISSING +MISSING +MISSING +MISSING +MISSING$"
+}
+
+# $TMP/zl.py READY: its main thread exits (pthread_exit) while a second
+# thread runs, so that the thread-group leader is a zombie ("Zl" in ps) and
+# the process runs on; the second thread writes the pid to READY once the
+# leader shows Z, and stays.
+zl_script() {
+    cat >"$TMP/zl.py" <<'PY'
+import ctypes, os, sys, threading, time
+def leader_state():
+    with open("/proc/%d/stat" % os.getpid()) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+def worker():
+    while leader_state() != "Z":
+        time.sleep(0.02)
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    time.sleep(60)
+threading.Thread(target=worker).start()
+ctypes.CDLL(None).pthread_exit(None)
+PY
+}
+
+@test "a process whose main thread has exited while another runs (Zl) is checked through that thread" {
+    zl_script
+    # in nccl-init's tree, without --pid: it was silently skipped
+    env -i PATH=/usr/bin:/bin "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record -- \
+        /usr/bin/python3 -S "$TMP/zl.py" "$TMP/zl1" 2>"$TMP/init.log" &
+    PIDS+=($!)
+    wait_for "$TMP/zl1"
+    zl1=$(cat "$TMP/zl1")
+    PIDS+=("$zl1")
+    [ "$(awk '/^State:/ { print $2 }' "/proc/$zl1/status")" = Z ]
+    [ "$(awk '/^Threads:/ { print $2 }' "/proc/$zl1/status")" = 2 ]
+    run --separate-stderr "$NI" verify
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$zl1 +python3 +env +env +env +env +env$"
+    # outside the tree, its values from the hook: its descriptor is read
+    # through the live thread; named with --pid it "has exited" no more
+    env -i /usr/bin/python3 "$TMP/zl.py" "$TMP/zl2" &
+    PIDS+=($!)
+    zl2=$!
+    wait_for "$TMP/zl2"
+    run --separate-stderr "$NI" verify --pid "$zl1" --pid "$zl2"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$zl2 +python3 +site +site +site +site +site$"
+    refute_output --partial "has exited"
+    assert_line --partial "2 processes checked, 2 with every value"
+}
+
+@test "a user's conf file flipped between a regular file and a symbolic link to a FIFO: verify never opens the FIFO" {
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    mkfifo "$TMP/fifo"
+    printf 'NCCL_PROTO=LL\n' >"$TMP/plain"
+    ln -s "$TMP/fifo" "$TMP/conf"
+    # no value in its environment and no hook: verify reads its conf file
+    env -i NCCL_CONF_FILE="$TMP/conf" /usr/bin/python3 -S -c 'import time; time.sleep(60)' &
+    PIDS+=($!)
+    user=$!
+    # a writer that blocks until some reader opens the FIFO (a device in
+    # its place would act on that open)
+    /usr/bin/python3 -S -c 'import sys; open(sys.argv[1], "w"); open(sys.argv[2], "w").close()' \
+        "$TMP/fifo" "$TMP/opened" &
+    PIDS+=($!)
+    # the user flips the name, each step a rename
+    /usr/bin/python3 -S -c '
+import os, sys
+conf, fifo, plain, stop = sys.argv[1:]
+while not os.path.exists(stop):
+    os.symlink(fifo, conf + ".l")
+    os.rename(conf + ".l", conf)
+    os.link(plain, conf + ".r")
+    os.rename(conf + ".r", conf)' "$TMP/conf" "$TMP/fifo" "$TMP/plain" "$TMP/stop" &
+    PIDS+=($!)
+    sleep 0.2
+    for i in $(seq 400); do
+        "$NI" verify --pid "$user" >"$TMP/out.$i" 2>&1 || true
+        [ -e "$TMP/opened" ] && break
+    done
+    touch "$TMP/stop"
+    echo "verify runs: $i"
+    [ ! -e "$TMP/opened" ]
+    # both states were seen: the race was run
+    grep -Eq "^$user +python3 +MISSING +MISSING +MISSING +MISSING +nccl.conf$" "$TMP"/out.*
+    grep -Eq "^$user +python3 +MISSING +MISSING +MISSING +MISSING +MISSING$" "$TMP"/out.*
+}
+
+@test "a user's conf file that is an absolute symbolic link resolves in the process's root, not verify's" {
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    assert_success
+    mkdir "$TMP/ns"
+    # in its own mount namespace $TMP/ns holds the conf file and a link to
+    # it by absolute path; in verify's, $TMP/ns is empty
+    unshare -m --propagation private bash -c '
+        mount -t tmpfs tmpfs "$1/ns"
+        printf "NCCL_PROTO=Simple\n" >"$1/ns/real.conf"
+        ln -s "$1/ns/real.conf" "$1/ns/link"
+        env -i NCCL_CONF_FILE="$1/ns/link" /usr/bin/python3 -S -c "
+import os, sys, time
+open(sys.argv[1], \"w\").write(str(os.getpid()))
+time.sleep(60)" "$1/up.tmp" &
+        wait' sh "$TMP" &
+    PIDS+=($!)
+    until [ -s "$TMP/up.tmp" ]; do sleep 0.05; done
+    held=$(cat "$TMP/up.tmp")
+    PIDS+=("$held")
+    [ ! -e "$TMP/ns/real.conf" ]
+    run --separate-stderr "$NI" verify --pid "$held"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$held +python3 +MISSING +MISSING +MISSING +MISSING +CONFLICT$"
+    assert_line "pid $held: NCCL_PROTO=Simple (from $TMP/ns/link, read before /etc/nccl.conf), the profile says LL"
+}
+
+@test "a kernel thread is known by PF_KTHREAD, not by an unreadable environment: never checked" {
+    [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "no kernel thread in this PID namespace"
+    (( ($(awk '{ print $9 }' /proc/2/stat) & 0x00200000) != 0 ))
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    run --separate-stderr "$NI" verify --pid 2
+    echo "$output"
+    assert_failure 3
+    refute_output --partial "not verified"
+    assert_line "pid 2: a kernel thread: it runs no program of its own, nothing to check"
+    # --all does not list them
+    run --separate-stderr "$NI" verify --all --json
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not [p for p in d["processes"] if p["pid"] == 2], d
+print("ok")' "$output"
+    assert_output ok
+}
+
+@test "--json names the processes it did not check; a --pid that is gone makes the exit 1" {
+    SINKS=all start_tree
+    read -r w1 _ <"$TMP/ready"
+    run --separate-stderr "$NI" verify --json --pid "$w1" --pid 999999999
+    echo "$output"
+    assert_failure 1
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["checked"] == 1 and d["ok"] is False, d
+assert d["not_checked"] == [{"pid": 999999999, "why": "no such process"}], d
+print("ok")' "$output"
+    assert_output ok
+    if [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ]; then
+        run --separate-stderr "$NI" verify --json --pid 2
+        assert_failure 3
+        run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["not_checked"] == [{"pid": 2, "why": "a kernel thread"}] and d["ok"] is False, d
+print("ok")' "$output"
+        assert_output ok
+    fi
+    run --separate-stderr "$NI" verify --json --pid "$w1"
+    assert_success
+    run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["not_checked"] == [] and d["ok"] is True, d
+print("ok")' "$output"
+    assert_output ok
+}
+
+@test "a file at the library's path with the mapped inode number on another file system is not the library mapped" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    command -v gcc >/dev/null || skip "no gcc"
+    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    echo 'const char nccl_version[] = "NCCL version 2.28.9+cuda13.0";' >"$TMP/v.c"
+    gcc -shared -fPIC -o "$TMP/mapped.so" "$TMP/v.c"
+    echo 'const char nccl_version[] = "NCCL version 2.99.9+other";' >"$TMP/o.c"
+    gcc -shared -fPIC -o "$TMP/other.so" "$TMP/o.c"
+    chmod 711 "$TMP"
+    mkdir -m 1777 "$TMP/n" "$TMP/lib"
+    # two fresh tmpfs mounts number their first file alike: the library is
+    # mapped from the first, then the second is mounted over it (in the
+    # process's mount namespace) with a file of the same inode number
+    unshare -m --propagation private bash -c '
+        mount -t tmpfs tmpfs "$1/lib" && cp "$1/mapped.so" "$1/lib/libnccl.so.2"
+        stat -c %i "$1/lib/libnccl.so.2" >"$1/ino.1"
+        setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -S -c "
+import ctypes, sys, time
+ctypes.CDLL(sys.argv[1])
+open(sys.argv[2], \"w\").close()
+time.sleep(60)" "$1/lib/libnccl.so.2" "$1/n/mapped" &
+        until [ -e "$1/n/mapped" ]; do sleep 0.05; done
+        mount -t tmpfs tmpfs "$1/lib" && cp "$1/other.so" "$1/lib/libnccl.so.2"
+        stat -c %i "$1/lib/libnccl.so.2" >"$1/ino.2"
+        echo $! >"$1/held"
+        wait' sh "$TMP" &
+    PIDS+=($!)
+    until [ -s "$TMP/held" ]; do sleep 0.05; done
+    held=$(cat "$TMP/held")
+    PIDS+=("$held")
+    [ "$(cat "$TMP/ino.1")" = "$(cat "$TMP/ino.2")" ]
+    # as nobody: no /proc/PID/map_files, the path through /proc/PID/root
+    run --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups "$NI" verify --pid "$held"
+    echo "$output"
+    refute_output --partial "2.99.9"
+    assert_line --partial "in 1 process ($TMP/lib/libnccl.so.2: the file at that path is not the one mapped)"
+    # the library at its path, on the file system it was mapped from: read
+    mkdir -m 755 "$TMP/n/plain.d"
+    cp "$TMP/mapped.so" "$TMP/n/plain.d/libnccl.so.2"
+    env -i setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -S -c "
+import ctypes, sys, time
+ctypes.CDLL(sys.argv[1])
+open(sys.argv[2], 'w').close()
+time.sleep(60)" "$TMP/n/plain.d/libnccl.so.2" "$TMP/n/plain" &
+    PIDS+=($!)
+    plain=$!
+    wait_for "$TMP/n/plain"
+    run --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups "$NI" verify --pid "$plain"
+    echo "$output"
+    assert_line --regexp "^$plain +python3 .* 2\.28\.9\+cuda13\.0$"
 }

@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* What an execve can pass is at most 6 MiB (3/4 of _STK_LIM); only
@@ -55,19 +58,6 @@ static void parse_pairs(struct set *s, char *text, bool nccl_only)
         s->v[s->n++] = (struct kv){ xstrndup(l.key, kl < cut ? kl : cut),
                                     xstrndup(l.value, vl < cut ? vl : cut) };
     }
-}
-
-/* 0, or read_file's -errno. */
-static int read_pairs(struct set *s, const char *path, bool nccl_only)
-{
-    char *text;
-    size_t len;
-    int e = read_file(path, RECORD_MAX, &text, &len);
-    if (e < 0)
-        return e;
-    parse_pairs(s, text, nccl_only);
-    xfree(text);
-    return 0;
 }
 
 static const char *lookup(const struct set *s, const char *key)
@@ -151,9 +141,14 @@ struct records {
 /* A process as the walk of /proc found it. */
 struct proc {
     pid_t pid, ppid;
-    char state;
+    /* the thread its files are read through: pid itself, or a live thread
+     * of its group when its main thread has exited (pthread_exit) and the
+     * others run on; 0: none, it has exited (or is a kernel thread) */
+    pid_t task;
+    char dir[48]; /* /proc/PID, or /proc/PID/task/TASK */
     unsigned long long start; /* clock ticks after boot: a reused pid has another */
     char comm[32];
+    bool kthread; /* PF_KTHREAD: a kernel thread, which runs no program */
     bool python, nccl, wanted;
     bool env_plugin; /* its map names a libnccl-env*: an env plugin is loaded */
     bool unknown; /* wanted only because its map could not be read */
@@ -168,18 +163,60 @@ static int cmp_pid(const void *a, const void *b)
 }
 
 /* 0, or -errno; *text is NUL-terminated. */
-static int proc_file(pid_t pid, const char *name, size_t max, char **text, size_t *len)
+static int proc_file(const struct proc *p, const char *name, size_t max, char **text, size_t *len)
 {
-    char path[48];
+    char path[80];
     struct buf b = BUF_FIXED(path);
-    buf_printf(&b, "/proc/%d/%s", (int)pid, name);
+    buf_printf(&b, "%s/%s", p->dir, name);
     return read_file(path, max, text, len);
 }
 
-/* A zombie, or dying: nothing left to check. */
+/* The digits at s, as a number; *end after them. */
+static long long decimal(char *s, char **end)
+{
+    long long v = 0;
+    for (*end = s; **end >= '0' && **end <= '9' && v < (1ll << 40); ++*end)
+        v = v * 10 + (**end - '0');
+    return v;
+}
+
+/* A zombie, or dying. */
 static bool exited(char state)
 {
     return state == 'Z' || state == 'X';
+}
+
+/* The kernel's PF_KTHREAD (include/linux/sched.h), in /proc/PID/stat's
+ * flags: set for kernel threads alone. */
+#define PF_KTHREAD 0x00200000ul
+
+/* The thread to read pid's files through, state its /proc/PID/stat's: pid
+ * while its main thread runs. A main thread that has exited while others
+ * run on (pthread_exit: "Zl" in ps) is a zombie, its memory and
+ * descriptors gone from /proc/PID's files; then a live thread of its
+ * group, whose /proc/PID/task/TID has them. 0 when none is live: the
+ * process has exited. */
+static pid_t live_task(pid_t pid, char state)
+{
+    if (!exited(state))
+        return pid;
+    char dir[40];
+    struct buf d = BUF_FIXED(dir);
+    buf_printf(&d, "/proc/%d/task", (int)pid);
+    DIR *tasks = opendir(dir);
+    pid_t live = 0;
+    for (struct dirent *e; tasks && !live && (e = readdir(tasks));) {
+        char *end;
+        long long tid = decimal(e->d_name, &end);
+        struct proc_stat st;
+        /* /proc/TID/stat is that thread's */
+        if (*end == '\0' && end > e->d_name && tid != pid &&
+            proc_stat_read((pid_t)tid, &st) && !exited(st.state))
+            live = (pid_t)tid;
+    }
+    if (tasks)
+        closedir(tasks);
+    return live;
 }
 
 /* The process has exited (or is exiting) since the walk of /proc, or its
@@ -188,22 +225,13 @@ static bool exited(char state)
 static bool gone(const struct proc *p)
 {
     struct proc_stat st;
-    return !proc_stat_read(p->pid, &st) || exited(st.state) || st.start != p->start;
+    return !proc_stat_read(p->pid, &st) || st.start != p->start || !live_task(p->pid, st.state);
 }
 
-/* Opens path (a file of another process's, or one that others may write)
- * for reading, only when it is a regular file of at most max bytes: first
- * O_PATH, which opens nothing (a FIFO cannot block, a device cannot act),
- * then, once fstat has said so, for reading through /proc/self/fd: the
- * same file, O_NONBLOCK. nofollow: a symbolic link at path is refused
- * (-ELOOP); without it /proc's magic links (fd/N, map_files/...) are
- * followed. Returns the descriptor with *st, or -errno: -EINVAL not a
- * regular file, -EFBIG larger than max. */
-static int open_regular_file(const char *path, bool nofollow, size_t max, struct stat *st)
+/* The O_PATH descriptor pfd (closed here) opened for reading, when it is a
+ * regular file of at most max bytes: open_regular_file's second half. */
+static int reopen_regular(int pfd, size_t max, struct stat *st)
 {
-    int pfd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-    if (pfd < 0)
-        return -errno;
     int e = fstat(pfd, st) < 0            ? -errno
             : S_ISLNK(st->st_mode)        ? -ELOOP
             : !S_ISREG(st->st_mode)       ? -EINVAL
@@ -225,6 +253,20 @@ static int open_regular_file(const char *path, bool nofollow, size_t max, struct
     return e < 0 ? e : fd;
 }
 
+/* Opens path (a file of another process's, or one that others may write)
+ * for reading, only when it is a regular file of at most max bytes: first
+ * O_PATH, which opens nothing (a FIFO cannot block, a device cannot act),
+ * then, once fstat has said so, for reading through /proc/self/fd: the
+ * same file, O_NONBLOCK. nofollow: a symbolic link at path is refused
+ * (-ELOOP); without it /proc's magic links (fd/N, map_files/...) are
+ * followed. Returns the descriptor with *st, or -errno: -EINVAL not a
+ * regular file, -EFBIG larger than max. */
+static int open_regular_file(const char *path, bool nofollow, size_t max, struct stat *st)
+{
+    int pfd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    return pfd < 0 ? -errno : reopen_regular(pfd, max, st);
+}
+
 /* The whole of such a file, NUL-terminated: 0 or -errno (-EFBIG: over max). */
 static int read_regular_file(const char *path, bool nofollow, size_t max, struct stat *st,
                              char **text, size_t *len)
@@ -233,8 +275,62 @@ static int read_regular_file(const char *path, bool nofollow, size_t max, struct
     return fd < 0 ? fd : read_fd(fd, st->st_size, max, text, len);
 }
 
+/* openat2(2), which musl and glibc do not wrap: its number is the same on
+ * every architecture (the unified syscall table, Linux 5.6), and
+ * struct open_how is linux/openat2.h's. */
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef RESOLVE_IN_ROOT
+#define RESOLVE_IN_ROOT 0x10
+#endif
+struct open_how_v0 {
+    uint64_t flags, mode, resolve;
+};
+
+/* Opens name, an absolute path as the process whose files are under dir
+ * (/proc/PID) sees it, as open_regular_file does: in its root
+ * (dir/root), following symbolic links as the process would. With
+ * RESOLVE_IN_ROOT an absolute link (and "..") resolves inside that root;
+ * the kernel resolves one met under dir/root against verify's own root
+ * instead. Without openat2 (ENOSYS before Linux 5.6; EPERM from a seccomp
+ * filter that predates it), the path under dir/root is what is opened. */
+static int open_in_root(const char *dir, const char *name, bool nofollow, size_t max,
+                        struct stat *st)
+{
+    struct buf b = { 0 };
+    buf_printf(&b, "%s/root", dir);
+    int rfd = open(b.data, O_PATH | O_DIRECTORY | O_CLOEXEC), pfd = -1, e = rfd < 0 ? errno : 0;
+    struct open_how_v0 how = { O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0,
+                               RESOLVE_IN_ROOT };
+    /* EAGAIN: a rename raced with a ".." in the walk; the kernel asks for a retry */
+    for (int tries = 0; rfd >= 0 && (tries == 0 || (e == EAGAIN && tries < 4)); tries++) {
+        pfd = (int)syscall(SYS_openat2, rfd, name, &how, sizeof how);
+        e = pfd < 0 ? errno : 0;
+    }
+    if (rfd >= 0)
+        close(rfd);
+    if (pfd < 0 && (e == ENOSYS || e == EPERM)) {
+        buf_str(&b, name);
+        pfd = open(b.data, how.flags);
+        e = pfd < 0 ? errno : 0;
+    }
+    buf_free(&b);
+    return pfd < 0 ? -e : reopen_regular(pfd, max, st);
+}
+
+/* The whole of such a file (open_in_root), NUL-terminated: 0 or -errno. */
+static int read_in_root(const char *dir, const char *name, size_t max, char **text, size_t *len)
+{
+    struct stat st;
+    int fd = open_in_root(dir, name, false, max, &st);
+    return fd < 0 ? fd : read_fd(fd, st.st_size, max, text, len);
+}
+
 /* 0, or -ESRCH when the process is gone. A map that cannot be read is
- * not a failure here: p->maps_err keeps why, for select_procs to judge. */
+ * not a failure here: p->maps_err keeps why, for select_procs to judge.
+ * A kernel thread, or a process that has exited, has nothing more to
+ * read (p->task 0). */
 static int read_proc(pid_t pid, struct proc *p)
 {
     size_t len;
@@ -244,12 +340,22 @@ static int read_proc(pid_t pid, struct proc *p)
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->ppid = st.ppid;
-    p->state = st.state;
     p->start = st.start;
     memcpy(p->comm, st.comm, sizeof p->comm);
-    char exe[256];
+    /* not by an environ that cannot be read: some kernels give a kernel
+     * thread's as empty, which would read as a process without the set */
+    p->kthread = (st.flags & PF_KTHREAD) != 0;
+    p->task = p->kthread ? 0 : live_task(pid, st.state);
+    if (!p->task)
+        return 0;
+    struct buf dir = BUF_FIXED(p->dir);
+    if (p->task == pid)
+        buf_printf(&dir, "/proc/%d", (int)pid);
+    else
+        buf_printf(&dir, "/proc/%d/task/%d", (int)pid, (int)p->task);
+    char exe[80];
     struct buf b = BUF_FIXED(exe);
-    buf_printf(&b, "/proc/%d/exe", (int)pid);
+    buf_printf(&b, "%s/exe", p->dir);
     char target[256];
     ssize_t n = readlink(exe, target, sizeof target - 1);
     const char *base = p->comm;
@@ -260,7 +366,7 @@ static int read_proc(pid_t pid, struct proc *p)
     p->python = strncmp(base, "python", 6) == 0;
     /* libnccl mapped: NCCL is (or will be) in this process */
     char *maps;
-    int e = proc_file(pid, "maps", 64 << 20, &maps, &len);
+    int e = proc_file(p, "maps", 64 << 20, &maps, &len);
     if (e == 0) {
         p->nccl = memmem(maps, len, "/libnccl", 8) != NULL;
         /* NCCL loads libnccl-env.so, or libnccl-env-NAME.so for a
@@ -393,8 +499,13 @@ static int fd_holder(const char *path)
  *   at NCCL's first init, keeps an O_PATH descriptor of it until NCCL
  *   finalizes the plugin.
  * /proc/PID/fdinfo/N's flags tell the two apart, and whether the reader
- * ran in this process (fd_holder). A plugin's descriptor counts only in a
- * process that maps an env plugin (p->env_plugin): NCCL asks a loaded one.
+ * ran in this process (fd_holder). A read-only one counts only in a Python
+ * process (p->python): any program can open the record so (perl's open
+ * sets O_CLOEXEC, and the env plugin itself reads it through one for a
+ * moment before it keeps its O_PATH one, in a C++ server mid-init), and
+ * only the hook, in an interpreter, puts its values into the environment.
+ * A plugin's descriptor counts only in a process that maps an env plugin
+ * (p->env_plugin): NCCL asks a loaded one.
  * A process may hold both, of the same record or of two (a restart
  * replaced the record between the hook's start and NCCL's init). Only the
  * process itself can put a descriptor in its table, so no other user can
@@ -403,9 +514,9 @@ static int fd_holder(const char *path)
  * -errno when its descriptors cannot be read. */
 static int held_records(const struct proc *p, struct records *rs, int *site, int *plugin)
 {
-    char dir[32];
+    char dir[64];
     struct buf d = BUF_FIXED(dir);
-    buf_printf(&d, "/proc/%d/fd", (int)p->pid);
+    buf_printf(&d, "%s/fd", p->dir);
     *site = *plugin = -1;
     DIR *fds = opendir(dir);
     if (!fds)
@@ -420,17 +531,17 @@ static int held_records(const struct proc *p, struct records *rs, int *site, int
         }
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char link[64];
+        char link[96];
         struct buf l = BUF_FIXED(link);
         buf_printf(&l, "%s/%s", dir, e->d_name);
         const struct record *rec = record_of_fd(rs, link);
         if (!rec)
             continue;
-        char info[64];
+        char info[96];
         struct buf i = BUF_FIXED(info);
-        buf_printf(&i, "/proc/%d/fdinfo/%s", (int)p->pid, e->d_name);
+        buf_printf(&i, "%s/fdinfo/%s", p->dir, e->d_name);
         int who = fd_holder(info); /* < 0: closed meanwhile, neither */
-        int *held = who == HELD_BY_SITE                      ? site
+        int *held = who == HELD_BY_SITE && p->python         ? site
                     : who == HELD_BY_PLUGIN && p->env_plugin ? plugin
                                                              : NULL;
         if (held && *held < 0)
@@ -447,15 +558,16 @@ struct unverified {
     struct buf detail;
 };
 
-/* Fills *u with why pid's FILE (what it is: "environment") could not be
- * read, e its errno; returns -e, for the caller to pass on. */
-static int cannot_read(struct unverified *u, pid_t pid, const char *what, const char *file, int e)
+/* Fills *u with why p's FILE (what it is: "environment"; under p->dir)
+ * could not be read, e its errno; returns -e, for the caller to pass on. */
+static int cannot_read(struct unverified *u, const struct proc *p, const char *what,
+                       const char *file, int e)
 {
     bool environ = strcmp(file, "environ") == 0;
     u->reason = e == EACCES || e == EPERM ? "permission denied"
                 : e == EFBIG              ? (environ ? "environment over 32 MiB" : "too large")
                                           : xstrdup(strerror(e));
-    buf_printf(&u->detail, "cannot read its %s (/proc/%d/%s): %s", what, (int)pid, file,
+    buf_printf(&u->detail, "cannot read its %s (%s/%s): %s", what, p->dir, file,
                e != EFBIG     ? strerror(e)
                : environ      ? "larger than 32 MiB"
                : *file == 'm' ? "larger than 64 MiB"
@@ -463,21 +575,12 @@ static int cannot_read(struct unverified *u, pid_t pid, const char *what, const 
     return -e;
 }
 
-/* The digits at s, as a number; *end after them. */
-static long long decimal(char *s, char **end)
-{
-    long long v = 0;
-    for (*end = s; **end >= '0' && **end <= '9' && v < (1ll << 40); ++*end)
-        v = v * 10 + (**end - '0');
-    return v;
-}
-
 /* The process's real uid, from /proc/PID/status; -1 when unknown. */
-static long long real_uid(pid_t pid)
+static long long real_uid(const struct proc *p)
 {
     char *text, *end;
     size_t len;
-    if (proc_file(pid, "status", 1 << 16, &text, &len) < 0)
+    if (proc_file(p, "status", 1 << 16, &text, &len) < 0)
         return -1;
     const char *l = memmem(text, len, "\nUid:\t", 6);
     long long uid = l ? decimal((char *)l + 6, &end) : -1;
@@ -485,19 +588,32 @@ static long long real_uid(pid_t pid)
     return uid;
 }
 
+/* 0, or read_regular_file's -errno. */
+static int read_pairs(struct set *s, const char *path, bool nccl_only)
+{
+    char *text;
+    size_t len;
+    struct stat st;
+    int e = read_regular_file(path, false, RECORD_MAX, &st, &text, &len);
+    if (e < 0)
+        return e;
+    parse_pairs(s, text, nccl_only);
+    xfree(text);
+    return 0;
+}
+
 /* "DIR/.nccl.conf" into name, DIR the home of uid in the password
  * database: the process's root's /etc/passwd, else ours. Nothing when
- * neither has the uid. */
-static void home_conf(pid_t pid, long long uid, struct buf *name)
+ * neither has the uid. Both are read as regular files only: the first is
+ * what the process's user may have put there (a link to a device). */
+static void home_conf(const struct proc *p, long long uid, struct buf *name)
 {
-    struct buf path = { 0 };
-    buf_printf(&path, "/proc/%d/root/etc/passwd", (int)pid);
     char *text, *end;
     size_t len;
-    if (read_file(path.data, RECORD_MAX, &text, &len) < 0 &&
-        read_file("/etc/passwd", RECORD_MAX, &text, &len) < 0)
+    struct stat st;
+    if (read_in_root(p->dir, "/etc/passwd", RECORD_MAX, &text, &len) < 0 &&
+        read_regular_file("/etc/passwd", false, RECORD_MAX, &st, &text, &len) < 0)
         text = NULL;
-    buf_free(&path);
     /* name:pw:UID:gid:gecos:DIR:shell, the first line with the uid */
     for (char *l = text; l && *l && !name->len; l = strchr(l, '\n'), l = l ? l + 1 : l) {
         char *c[6];
@@ -515,38 +631,44 @@ static void home_conf(pid_t pid, long long uid, struct buf *name)
  * (src/misc/param.cc initEnvFunc): $NCCL_CONF_FILE when set and not empty,
  * else ~/.nccl.conf with the home of its real uid in the password database,
  * not $HOME. *name: the path as NCCL sees it (cut at NCCL_CONF_MAX bytes,
- * as NCCL's snprintf does), empty when there is none. Read through
- * /proc/PID/root, or /proc/PID/cwd when relative. Missing, a directory or
- * not a regular file (/dev/null): nothing, as for NCCL. Returns 0, or
- * -errno when it is there but unreadable, *u saying why. */
-static int user_conf(pid_t pid, const char *env, size_t len, struct set *s, struct buf *name,
-                     struct unverified *u)
+ * as NCCL's snprintf does), empty when there is none. Read in the
+ * process's root (open_in_root), or through /proc/PID/cwd when relative
+ * (an absolute link met there resolves against verify's root). The user
+ * may flip the name between a file and a link to a device: what is read
+ * is what was checked regular (open_regular_file), and a FIFO or a device
+ * is never opened. Missing, a directory or not a regular file
+ * (/dev/null): nothing, as for NCCL. Returns 0, or -errno when it is
+ * there but unreadable, *u saying why. */
+static int user_conf(const struct proc *p, const char *env, size_t len, struct set *s,
+                     struct buf *name, struct unverified *u)
 {
     const char *f = env_of(env, len, "NCCL_CONF_FILE");
     if (f && *f) {
         buf_str(name, f);
     } else {
-        long long uid = real_uid(pid);
+        long long uid = real_uid(p);
         if (uid >= 0)
-            home_conf(pid, uid, name);
+            home_conf(p, uid, name);
     }
     if (!name->len)
         return 0;
     if (name->len > NCCL_CONF_MAX)
         name->data[name->len = NCCL_CONF_MAX] = '\0';
     struct buf path = { 0 };
-    buf_printf(&path, "/proc/%d/%s%s", (int)pid, name->data[0] == '/' ? "root" : "cwd/",
-               name->data);
+    bool abs = name->data[0] == '/';
+    buf_printf(&path, "%s/%s%s", p->dir, abs ? "root" : "cwd/", name->data);
     char *text;
     size_t tl;
-    int e = read_file(path.data, RECORD_MAX, &text, &tl);
+    struct stat st;
+    int e = abs ? read_in_root(p->dir, name->data, RECORD_MAX, &text, &tl)
+                : read_regular_file(path.data, false, RECORD_MAX, &st, &text, &tl);
     if (e == 0) {
         parse_pairs(s, text, true);
         xfree(text);
     } else if (e == -ENOENT || e == -ENOTDIR || e == -EISDIR || e == -EINVAL) {
         e = 0;
     } else {
-        cannot_read(u, pid, "NCCL conf file", strchr(path.data + 6, '/') + 1, -e);
+        cannot_read(u, p, "NCCL conf file", path.data + strlen(p->dir) + 1, -e);
     }
     buf_free(&path);
     return e;
@@ -730,34 +852,57 @@ static struct verify_row *add_row(struct verify_report *r, enum verify_row_kind 
 /* lib_of for a process that is gone (its library not read, nothing kept). */
 #define LIB_GONE (-2)
 
+/* overlayfs's f_type (include/uapi/linux/magic.h) */
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+
+/* Whether fd (st) is the file that a map line names by "DEV INODE" (id:
+ * "MAJ:MIN INODE ...", the kernel's "%02x:%02x %lu"). An inode number
+ * alone may be another file system's (two tmpfs number their files
+ * alike). On overlayfs the two need not agree on the device: older kernels
+ * map the layer's file and name its device, where stat on the overlay's
+ * path gives the overlay's (both give the layer's inode number); there the
+ * inode number is all there is to compare. */
+static bool is_mapped_file(int fd, const struct stat *st, const char *id)
+{
+    char want[64];
+    struct buf b = BUF_FIXED(want);
+    buf_printf(&b, "%02x:%02x ", major(st->st_dev), minor(st->st_dev));
+    size_t dev_len = b.len;
+    buf_printf(&b, "%llu ", (unsigned long long)st->st_ino);
+    if (strncmp(id, want, b.len) == 0)
+        return true;
+    const char *ino = strchr(id, ' ');
+    struct statfs fs;
+    return ino && strncmp(ino + 1, want + dev_len, b.len - dev_len) == 0 && fstatfs(fd, &fs) == 0 &&
+           fs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
 /* The mapped library at path, open for reading, or -errno: through
  * /proc/PID/map_files/START-END, exactly the file mapped, when we may (that
- * takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else through
- * /proc/PID/root and the path when that is still the inode mapped (a
- * library replaced since is "PATH (deleted)" in the map: map_files' error). The
- * process's mount namespace may have put anything there (a FIFO, a
- * device): only a regular file is opened (-EINVAL), and only the inode
- * mapped (-ESTALE). */
-static int open_lib(pid_t pid, const char *range, size_t range_len, const char *path,
-                    const char *inode)
+ * takes CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else the path in the
+ * process's root (open_in_root) when that is still the file mapped, by the
+ * map's DEV and INODE (id, is_mapped_file; a library replaced since is
+ * "PATH (deleted)" in the map: map_files' error). The process's mount
+ * namespace may have put anything there (a FIFO, a device): only a
+ * regular file is opened (-EINVAL), and only the file mapped (-ESTALE).
+ * map_files is not among /proc/PID/task/TID's files: /proc/TID/map_files
+ * is the thread's, when p->task is another (proc(5): /proc/TID is there to
+ * open, though a listing of /proc leaves it out). */
+static int open_lib(const struct proc *p, const char *range, size_t range_len, const char *path,
+                    const char *id)
 {
     struct buf b = { 0 };
     struct stat st;
-    buf_printf(&b, "/proc/%d/map_files/%.*s", (int)pid, (int)range_len, range);
+    buf_printf(&b, "/proc/%d/map_files/%.*s", (int)p->task, (int)range_len, range);
     int fd = open_regular_file(b.data, false, SIZE_MAX, &st);
+    buf_free(&b);
     if (fd < 0 && !ends_with(path, strlen(path), " (deleted)")) {
-        b.len = 0;
-        buf_printf(&b, "/proc/%d/root%s", (int)pid, path);
-        fd = open_regular_file(b.data, true, SIZE_MAX, &st);
-        b.len = 0;
-        if (fd >= 0)
-            buf_printf(&b, "%llu ", (unsigned long long)st.st_ino);
-        if (fd >= 0 && strncmp(b.data, inode, b.len) != 0) {
+        fd = open_in_root(p->dir, path, true, SIZE_MAX, &st);
+        if (fd >= 0 && !is_mapped_file(fd, &st, id)) {
             close(fd);
             fd = -ESTALE;
         }
     }
-    buf_free(&b);
     return fd;
 }
 
@@ -784,7 +929,7 @@ static int lib_of(struct verify_report *r, const struct proc *p)
             xfree(id);
             return (int)i;
         }
-    int fd = open_lib(p->pid, f[0], (size_t)(strchr(f[0], ' ') - f[0]), f[5], f[4]);
+    int fd = open_lib(p, f[0], (size_t)(strchr(f[0], ' ') - f[0]), f[5], f[3]);
     if (fd < 0 && gone(p)) {
         xfree(id);
         return LIB_GONE;
@@ -829,17 +974,18 @@ static void select_procs(const struct verify_options *o, struct proc *procs, siz
          * outside it (a host's or another user's process) it is named in a
          * note, and the exit status is the tree's. */
         bool unknown = !p->wanted && !o->all && !o->npids && p->maps_err &&
-                       p->maps_err != ENOENT && p->maps_err != ESRCH && !exited(p->state);
+                       p->maps_err != ENOENT && p->maps_err != ESRCH && p->task;
         p->unknown = unknown && below;
         p->wanted = p->wanted || p->unknown;
         if (unknown && !below) {
             add_row(r, ROW_OUTSIDE, p->pid);
             r->outside++;
         }
-        /* An exited process that is not yet reaped has nothing to check. */
-        if (exited(p->state)) {
+        /* A kernel thread runs no program, and an exited process that is
+         * not yet reaped no more: nothing to check. */
+        if (!p->task) {
             if (listed)
-                add_row(r, ROW_EXITED, p->pid);
+                add_row(r, p->kthread ? ROW_KTHREAD : ROW_EXITED, p->pid);
             p->wanted = false;
         }
     }
@@ -889,12 +1035,12 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
                   struct evidence *ev, struct unverified *u)
 {
     if (p->unknown)
-        return cannot_read(u, p->pid, "memory map, to tell whether it loaded NCCL", "maps",
+        return cannot_read(u, p, "memory map, to tell whether it loaded NCCL", "maps",
                            p->maps_err);
-    /* ESRCH: no memory any more (exiting), or never (a kernel thread) */
-    int err = proc_file(p->pid, "environ", ENVIRON_MAX, &ev->env, &ev->len);
+    /* ESRCH: no memory any more (exiting) */
+    int err = proc_file(p, "environ", ENVIRON_MAX, &ev->env, &ev->len);
     if (err < 0)
-        return cannot_read(u, p->pid, "environment", "environ", -err);
+        return cannot_read(u, p, "environment", "environ", -err);
     /* The records it holds: the site hook's matters for the keys absent
      * from the exec-time environment, and with an enforced record for
      * every key (the hook then overwrites the environment's); the env
@@ -909,7 +1055,7 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
         int site, plugin;
         err = held_records(p, recs, &site, &plugin);
         if (err < 0)
-            return cannot_read(u, p->pid, "open descriptors", "fd", -err);
+            return cannot_read(u, p, "open descriptors", "fd", -err);
         ev->site = site >= 0 ? &recs->v[site] : NULL;
         ev->plugin = plugin >= 0 ? &recs->v[plugin] : NULL;
     }
@@ -920,7 +1066,7 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
         need = !settled(ev, r->keys[k].name);
     if (!need)
         return 0;
-    return user_conf(p->pid, ev->env, ev->len, &ev->user, &ev->uname, u);
+    return user_conf(p, ev->env, ev->len, &ev->user, &ev->uname, u);
 }
 
 /* How key reaches NCCL in the process, in the order NCCL decides it:
@@ -995,9 +1141,11 @@ static void fill_checked(struct verify_row *w, const struct proc *p, struct evid
 
 /* Checks p and adds its row: checked, or not verified. A process that is
  * gone by the end of its check (or whose memory could not be read at all,
- * ESRCH: exiting, or a kernel thread, which has none) is neither: what
- * was read of it may be half, and it no longer runs with any value. It
- * has a row only when the user named processes (--pid). */
+ * ESRCH: exiting) is neither: what was read of it may be half, and it no
+ * longer runs with any value. It has a row only when the user named
+ * processes (--pid). A process read through another thread than its main
+ * one (live_task) that runs on when that thread has gone (ESRCH) is not
+ * verified. */
 static void check(const struct proc *p, bool named_pids, struct records *recs,
                   const struct set *conf, struct verify_report *r)
 {
@@ -1006,10 +1154,17 @@ static void check(const struct proc *p, bool named_pids, struct records *recs,
     int e = gather(p, r, recs, &ev, &u);
     int lib = e == -ESRCH ? LIB_GONE : lib_of(r, p);
     bool vanished = gone(p);
+    if (!vanished && e == -ESRCH && p->task != p->pid) {
+        buf_free(&u.detail);
+        u.reason = "its thread exited";
+        buf_printf(&u.detail, "thread %d, through which it was read (its main thread has "
+                              "exited), exited meanwhile", (int)p->task);
+        e = -EAGAIN;
+        lib = -1;
+    }
     if (e == -ESRCH || lib == LIB_GONE || vanished) {
         if (named_pids)
-            add_row(r, ROW_EXITED, p->pid)->reason =
-                vanished ? NULL : "has no memory of its own to check (a kernel thread, or exiting)";
+            add_row(r, ROW_EXITED, p->pid)->reason = vanished ? NULL : "is exiting";
         buf_free(&u.detail);
         buf_free(&ev.uname);
     } else if (e < 0) {
@@ -1073,9 +1228,19 @@ int verify(const struct verify_options *o, struct buf *out, struct buf *why)
     return verify_status(&r);
 }
 
+unsigned verify_named_unchecked(const struct verify_report *r)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        n += r->rows[i].kind == ROW_NO_SUCH || r->rows[i].kind == ROW_EXITED ||
+             r->rows[i].kind == ROW_KTHREAD;
+    return n;
+}
+
 int verify_status(const struct verify_report *r)
 {
     if (!r->checked)
         return VERIFY_NOTHING;
-    return r->unverified || r->good != r->checked ? VERIFY_FAILED : VERIFY_OK;
+    return r->unverified || r->good != r->checked || verify_named_unchecked(r) ? VERIFY_FAILED
+                                                                               : VERIFY_OK;
 }

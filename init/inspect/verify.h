@@ -47,6 +47,7 @@ struct verify_env_plugin {
 enum verify_row_kind {
     ROW_NO_SUCH,    /* named with --pid, and /proc does not list it */
     ROW_EXITED,     /* named with --pid, and exited: before the check or during it */
+    ROW_KTHREAD,    /* named with --pid, and a kernel thread: no program to check */
     ROW_OUTSIDE,    /* outside nccl-init's tree, and its memory map is unreadable:
                      * not checked, it may or may not have loaded NCCL */
     ROW_UNVERIFIED, /* checked, but what decides its values could not be read */
@@ -110,15 +111,23 @@ int verify_collect(struct verify_report *r, const struct verify_options *o, stru
 void verify_print_text(struct buf *b, const struct verify_report *r);
 void verify_print_json(struct buf *b, const struct verify_report *r);
 
-/* verify's exit status, besides 2 (a usage error, no resolved set). */
+/* verify's exit status, besides 2 (a usage error, no resolved set, or a
+ * record another user could have written). */
 enum {
     VERIFY_OK = 0,      /* processes checked, and each has every value */
-    VERIFY_FAILED = 1,  /* one lacks a value, has another, or was not verified */
+    VERIFY_FAILED = 1,  /* one lacks a value, has another, or was not verified; or a
+                         * process named with --pid was not checked */
     VERIFY_NOTHING = 3, /* no process checked: nothing was shown to have the set */
 };
 
-/* VERIFY_OK, VERIFY_FAILED or VERIFY_NOTHING for a collected report. A
- * process that exited while verify ran counts in none of them. */
+/* The processes named with --pid that were not checked: no such process,
+ * exited (before the check or during it), a kernel thread. */
+unsigned verify_named_unchecked(const struct verify_report *r);
+
+/* VERIFY_OK, VERIFY_FAILED or VERIFY_NOTHING for a collected report. The
+ * user asked about a process named with --pid, and one that was not
+ * checked was not shown to have the set: VERIFY_FAILED. One that exited
+ * while verify ran without --pid (--all, the tree) counts in none. */
 int verify_status(const struct verify_report *r);
 
 /* Collects the rows and prints the table (or JSON) into out. Returns

@@ -153,6 +153,9 @@ static void notes(struct buf *b, const struct verify_report *r, const struct ver
 {
     if (w->kind == ROW_NO_SUCH)
         buf_printf(b, "pid %d: no such process\n", (int)w->pid);
+    else if (w->kind == ROW_KTHREAD)
+        buf_printf(b, "pid %d: a kernel thread: it runs no program of its own, nothing to check\n",
+                   (int)w->pid);
     else if (w->kind == ROW_EXITED)
         buf_printf(b, "pid %d: %s\n", (int)w->pid, w->reason ? w->reason : "has exited");
     else if (w->kind == ROW_UNVERIFIED)
@@ -230,6 +233,9 @@ void verify_print_text(struct buf *b, const struct verify_report *r)
         buf_printf(b, ", %u with every value", r->good);
     if (r->unverified)
         buf_printf(b, ", %u not verified", r->unverified);
+    unsigned gone = verify_named_unchecked(r);
+    if (gone && r->checked)
+        buf_printf(b, ", %u named with --pid not checked", gone);
     buf_str(b, " (profile ");
     text_escaped(b, r->profile ? r->profile : "?");
     buf_str(b, ", digest ");
@@ -332,6 +338,40 @@ static void json_row(struct buf *b, const struct verify_report *r, const struct 
     buf_str(b, w->ok ? "}, \"ok\": true}" : "}, \"ok\": false}");
 }
 
+/* Why a row's process was not checked, in a word or two; NULL: it was. */
+static const char *not_checked_why(const struct verify_row *w)
+{
+    switch (w->kind) {
+    case ROW_NO_SUCH:
+        return "no such process";
+    case ROW_EXITED:
+        return w->reason ? w->reason : "has exited";
+    case ROW_KTHREAD:
+        return "a kernel thread";
+    case ROW_OUTSIDE:
+        return "outside nccl-init's tree, its memory map cannot be read";
+    default:
+        return NULL;
+    }
+}
+
+/* "not_checked": the processes named with --pid that were not checked,
+ * and those outside the tree set aside, in the order of the notes. */
+static void json_not_checked(struct buf *b, const struct verify_report *r)
+{
+    buf_str(b, ",\n  \"not_checked\": [");
+    unsigned n = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const char *why = not_checked_why(&r->rows[i]);
+        if (!why)
+            continue;
+        buf_printf(b, "%s{\"pid\": %d, \"why\": ", n++ ? ", " : "", (int)r->rows[i].pid);
+        json_string(b, why);
+        buf_str(b, "}");
+    }
+    buf_str(b, "]");
+}
+
 void verify_print_json(struct buf *b, const struct verify_report *r)
 {
     buf_str(b, "{\n  \"digest\": ");
@@ -345,8 +385,10 @@ void verify_print_json(struct buf *b, const struct verify_report *r)
             json_row(b, r, &r->rows[i]);
         }
     buf_printf(b, "\n  ],\n  \"checked\": %u,\n  \"not_verified\": %u,\n"
-                  "  \"not_checked_outside_tree\": %u,\n  \"nothing_checked\": ",
+                  "  \"not_checked_outside_tree\": %u",
                r->checked, r->unverified, r->outside);
+    json_not_checked(b, r);
+    buf_str(b, ",\n  \"nothing_checked\": ");
     if (!r->checked)
         json_string(b, r->nothing ? r->nothing : "none found");
     else

@@ -28,16 +28,18 @@ bool proc_stat_read(pid_t pid, struct proc_stat *st)
     st->pid = pid;
     size_t cl = (size_t)(close_paren - open_paren - 1);
     memcpy(st->comm, open_paren + 1, cl < sizeof st->comm - 1 ? cl : sizeof st->comm - 1);
-    /* field 0 is the state; ppid is 1, pgrp 2, starttime 19 */
+    /* field 0 is the state; ppid is 1, pgrp 2, flags 6, starttime 19 */
     char *f = close_paren + 2;
     st->state = *f;
     long long v;
     for (int i = 0; f && i <= 19; i++) {
-        if ((i == 1 || i == 2 || i == 19) && parse_c_integer(f, &v)) {
+        if ((i == 1 || i == 2 || i == 6 || i == 19) && parse_c_integer(f, &v)) {
             if (i == 1)
                 st->ppid = (pid_t)v;
             else if (i == 2)
                 st->pgrp = (pid_t)v;
+            else if (i == 6)
+                st->flags = (unsigned long)v;
             else
                 st->start = (unsigned long long)v;
         }

@@ -9,6 +9,7 @@ struct proc_stat {
     pid_t pid, ppid, pgrp;
     char state;               /* R S D Z T t ...: 'T' is stopped */
     unsigned long long start; /* clock ticks after boot */
+    unsigned long flags;      /* the kernel's PF_* bits (PF_KTHREAD: a kernel thread) */
     char comm[32];
 };
 

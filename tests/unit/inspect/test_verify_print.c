@@ -118,9 +118,58 @@ static void nothing_checked(void **state)
     assert_non_null(strstr(b.data, "\"nothing_checked\": \"why \\u001b\",\n  \"ok\": false\n}"));
     buf_free(&b);
     /* a kernel thread named with --pid: its own note */
-    gone.reason = "has no memory of its own to check (a kernel thread, or exiting)";
+    gone.kind = ROW_KTHREAD;
     verify_print_text(&b, &r);
-    assert_non_null(strstr(b.data, "pid 9: has no memory of its own to check"));
+    assert_non_null(strstr(b.data, "pid 9: a kernel thread: it runs no program of its own, "
+                                   "nothing to check\n"));
+    buf_free(&b);
+}
+
+/* A process named with --pid that was not checked fails the run, beside
+ * one that passes: the user asked about it. --json names each such
+ * process, and those outside the tree set aside, with why. */
+static void named_not_checked(void **state)
+{
+    (void)state;
+    struct verify_value v[2] = { val(FROM_ENV, "Ring", true), val(FROM_ENV, "LL", true) };
+    struct verify_row rows[5];
+    struct verify_report r = report(&rows[4], v);
+    rows[0] = (struct verify_row){ .kind = ROW_NO_SUCH, .pid = 99, .lib = -1 };
+    rows[1] = (struct verify_row){ .kind = ROW_EXITED, .pid = 8, .lib = -1 };
+    rows[2] = (struct verify_row){ .kind = ROW_EXITED, .pid = 9, .lib = -1, .reason = "is exiting" };
+    rows[3] = (struct verify_row){ .kind = ROW_KTHREAD, .pid = 2, .lib = -1 };
+    r.rows = rows;
+    r.nrows = 5;
+    assert_int_equal(verify_named_unchecked(&r), 4);
+    assert_int_equal(verify_status(&r), VERIFY_FAILED);
+    struct buf b = { 0 };
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "1 process checked, 1 with every value, 4 named with --pid "
+                                   "not checked (profile p"));
+    buf_free(&b);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"not_checked\": [{\"pid\": 99, \"why\": \"no such process\"}, "
+                                   "{\"pid\": 8, \"why\": \"has exited\"}, {\"pid\": 9, \"why\": "
+                                   "\"is exiting\"}, {\"pid\": 2, \"why\": \"a kernel thread\"}],\n"
+                                   "  \"nothing_checked\": null,\n  \"ok\": false\n}"));
+    buf_free(&b);
+    /* one outside the tree, set aside: named in not_checked, no failure */
+    rows[3] = (struct verify_row){ .kind = ROW_OUTSIDE, .pid = 5, .lib = -1 };
+    r.rows = &rows[3];
+    r.nrows = 2;
+    r.outside = 1;
+    assert_int_equal(verify_status(&r), VERIFY_OK);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"not_checked\": [{\"pid\": 5, \"why\": \"outside nccl-init's "
+                                   "tree, its memory map cannot be read\"}],\n  \"nothing_checked\": "
+                                   "null,\n  \"ok\": true\n}"));
+    buf_free(&b);
+    /* every one checked: an empty list */
+    r.rows = &rows[4];
+    r.nrows = 1;
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"not_checked\": [],\n  \"nothing_checked\": null,\n"
+                                   "  \"ok\": true\n}"));
     buf_free(&b);
 }
 
@@ -169,6 +218,7 @@ int main(void)
         cmocka_unit_test(env_plugin_setting),
         cmocka_unit_test(nothing_checked),
         cmocka_unit_test(status_counts),
+        cmocka_unit_test(named_not_checked),
         cmocka_unit_test(lib_not_regular),
     };
     return cmocka_run_group_tests_name("verify_print", tests, NULL, NULL);
