@@ -152,23 +152,29 @@ static int unlink_target(struct target *t, int flags)
     return unlinkat(t->dfd, t->name, flags) < 0 ? -errno : 2;
 }
 
-/* out (a file with its block, body the block's lines) with the block
- * moved to where pam_env reads it: taken out, then put back at the end,
- * or, when pam_env stops before the end (pam_env_scan), at the start of
- * the line where it stops. Either way pam_env reads the operator's lines
- * before that line, then the block, as it would with the block last; the
- * lines from there on it never reads, with or without the block. */
-static void pam_env_move(struct buf *out, size_t b, const char *body)
+/* out (a file with its block at [b, e), body the block's lines) with the
+ * block moved to where pam_env reads it: taken out, then put back at the
+ * end, or, when pam_env stops before the end (pam_env_scan), at the start
+ * of the line where it stops. Either way pam_env reads the operator's
+ * lines before that line, then the block, as it would with the block
+ * last; the lines from there on it never reads, with or without the block.
+ * Taken out exactly, every byte outside [b, e) kept: the NEWLINE note's
+ * byte before the block may be an operator's by now (a line put in before
+ * the block), and a start never changes a byte outside its block. The
+ * note then goes: the byte before the block's new place is not known to
+ * be nccl-init's, and a remove keeps it. A MADE note stays. */
+static void pam_env_move(struct buf *out, size_t b, size_t e, const char *body)
 {
     const char *nl = memchr(out->data + b, '\n', out->len - b);
     size_t note = nl ? (size_t)(nl - out->data) + 1 : out->len;
     bool made = out->len - note > strlen(BLOCK_MADE) &&
                 memcmp(out->data + note, BLOCK_MADE "\n", strlen(BLOCK_MADE) + 1) == 0;
-    /* Something outside the block stops pam_env: never BLOCK_ALONE. */
     struct buf rest = { 0 }, moved = { 0 };
-    block_splice(&rest, out->data, out->len, NULL, false, false);
+    buf_add(&rest, out->data, b);
+    buf_add(&rest, out->data + e, out->len - e);
     const char *r = rest.data ? rest.data : "";
     struct pam_env_stop st;
+    /* Something outside the block stops pam_env: never BLOCK_ALONE. */
     if (pam_env_scan(r, rest.len, SIZE_MAX, &st))
         block_splice(&moved, r, rest.len, body, false, made);
     else
@@ -192,7 +198,7 @@ static char *pam_env_place(struct buf *out, const char *path, const char *body)
     bool all = pam_env_scan(out->data, out->len, b, &st);
     bool move = st.joined || st.at < e;
     if (move) {
-        pam_env_move(out, b, body);
+        pam_env_move(out, b, e, body);
         all = pam_env_scan(out->data, out->len, SIZE_MAX, &st);
     }
     if (all)
