@@ -317,3 +317,47 @@ EOF
     [ -f "$TMP/prefix/lib/python$PYV/sitecustomize.py" ]
     remove_python_hooks
 }
+
+@test "--root .: state.json names the root's paths from /, and remove --root . takes them out without a warning, as current and older binaries write them" {
+    # a stdlib the search does not look at: found again only from state.json
+    mkdir -p "$R/srv/py/bin" "$R/srv/py/lib/python3.9"
+    : >"$R/srv/py/lib/python3.9/os.py"
+    : >"$R/srv/py/bin/python3.9"
+    tree_state "$R" >"$TMP/root.before"
+    # DIR is the working directory, entered inside contained's mounts
+    for format in current older; do
+        sums >"$TMP/sums.before"
+        run --separate-stderr contained sh -c 'cd "$0" && exec "$@"' "$R" "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --root . \
+            --python /srv/py/bin/python3.9 -- true
+        assert_success
+        assert_contained
+        run state_written
+        assert_output "$(printf '%s\n' 'record /run/nccl-init/profile.env' 'etc-environment /etc/environment' \
+            'nccl-conf /etc/nccl.conf' 'python /srv/py/lib/python3.9/sitecustomize.py')"
+        # an older nccl-init wrote them as found under ".", relative
+        [ "$format" = current ] || sed -i 's|"path": "/|"path": "|' "$R/run/nccl-init/state.json"
+        run --separate-stderr contained sh -c 'cd "$0" && exec "$@"' "$R" "$NI" remove --root .
+        assert_success
+        assert_contained
+        [[ "$stderr" != *warning* ]]
+        [[ "$stderr" == *"nccl-init: sink python: srv/py/lib/python3.9/sitecustomize.py deleted"* ]]
+        diff "$TMP/root.before" <(tree_state "$R")
+    done
+}
+
+@test "remove --root: a state.json entry left alone is something not taken out: exit 1" {
+    start -q --sinks record -- true
+    sed -i 's|^  "sinks": \[$|&\n    {"sink": "nccl-conf", "path": "/../x/nccl.conf", "outcome": "written"},|' \
+        "$R/run/nccl-init/state.json"
+    python3 -m json.tool "$R/run/nccl-init/state.json" >/dev/null
+    grep -qF '"path": "/../x/nccl.conf"' "$R/run/nccl-init/state.json"
+    sums >"$TMP/sums.before"
+    run --separate-stderr contained "$NI" remove --root "$R"
+    assert_failure 1
+    assert_contained
+    assert_equal "$stderr" "nccl-init: sink python: no Python interpreter found
+nccl-init: warning: sink nccl-conf: /../x/nccl.conf: named in state.json, not a path inside --root $R; left alone
+nccl-init: sink record: $R/run/nccl-init/profile.env deleted
+nccl-init: sink record: $R/run/nccl-init/state.json deleted
+nccl-init: sink record: $R/run/nccl-init deleted"
+}

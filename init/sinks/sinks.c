@@ -68,6 +68,17 @@ static size_t root_len_in(const char *full, const char *root)
     return in ? n : 0;
 }
 
+/* full, a path found under root, as the root's processes see it: the
+ * root taken off the front (root_len_in). A root that path_join collapsed
+ * to "." (--root . or a/..) leaves full relative, from the working
+ * directory, which is the root: "/" goes in front. */
+static char *seen_inside(const char *full, const char *root)
+{
+    if (!root || !*root || full[0] == '/')
+        return xstrdup(full + root_len_in(full, root));
+    return path_join("/", full);
+}
+
 /* path under --root, and in *root_len how much of it is the root. path
  * is one of nccl-init's own (/etc/environment, /run/nccl-init/...):
  * absolute, clean, without "..". path_join then puts the root, as it
@@ -711,8 +722,8 @@ static void remove_state_path(struct sink_report *r, const struct sink_options *
     const char *base = strrchr(inside, '/') + 1;
     if (strcmp(p->sink, "python") == 0 ? strcmp(base, "sitecustomize.py") != 0
         : strcmp(p->sink, "etc-environment") == 0 && strcmp(inside, ETC_ENVIRONMENT) != 0) {
-        log_warn("sink %s: %s: named in state.json, not a file of that sink's; left alone",
-                 p->sink, p->path);
+        left_alone(r, p->sink, p->path, "named in state.json, not a file of that sink's; left "
+                   "alone", "not a file of that sink's");
         return;
     }
     size_t rl;
@@ -724,32 +735,40 @@ static void remove_state_path(struct sink_report *r, const struct sink_options *
     xfree(path);
 }
 
-/* Whether this remove already has a result for path (the search's). */
-static bool reported(const struct sink_report *r, const struct sink_options *o,
-                     const char *inside)
+/* Whether this remove already has a result for path (the search's), a
+ * path as this remove wrote it: the root in front. */
+static bool reported(const struct sink_report *r, const char *path)
 {
-    size_t rl;
-    char *path = rooted(o, inside, &rl);
     bool seen = false;
     for (size_t i = 0; i < r->n && !seen; i++)
         seen = strcmp(r->v[i].path, path) == 0;
-    xfree(path);
     return seen;
 }
 
 /* remove --root: each file state.json names that the search did not
- * already find (most are found: those are not looked at twice). A path
- * that would lead out of the root is left alone, with one warning. */
+ * already find (most are found: those are not looked at twice; an older
+ * nccl-init wrote the root's paths under --root . as they were found,
+ * relative). A path that would lead out of the root is left alone: one
+ * warning, and remove's exit 1, since a block may be left there. */
 static void remove_state_paths(struct sink_report *r, const struct sink_options *o,
                                const struct state_paths *sp)
 {
     for (size_t i = 0; i < sp->n; i++) {
-        char *inside = state_path_inside(o->root, sp->v[i].path);
-        if (inside && !reported(r, o, inside))
-            remove_state_path(r, o, &sp->v[i], inside);
-        else if (!inside)
-            log_warn("sink %s: %s: named in state.json, not a path inside --root %s; left alone",
-                     sp->v[i].sink, sp->v[i].path, o->root);
+        const struct state_path *p = &sp->v[i];
+        char *inside = state_path_inside(o->root, p->path), *path = NULL;
+        size_t rl;
+        if (inside)
+            path = rooted(o, inside, &rl);
+        if (inside && !reported(r, path)) {
+            remove_state_path(r, o, p, inside);
+        } else if (!inside && !reported(r, p->path)) {
+            struct buf why = { 0 };
+            buf_printf(&why, "named in state.json, not a path inside --root %s; left alone",
+                       o->root);
+            left_alone(r, p->sink, p->path, why.data, "not a path inside --root");
+            buf_free(&why);
+        }
+        xfree(path);
         xfree(inside);
     }
 }
@@ -872,7 +891,9 @@ static void state_text(struct buf *b, const struct envset *s, const struct sink_
         buf_str(b, i ? ",\n    {\"sink\": \"" : "\n    {\"sink\": \"");
         buf_str(b, r->v[i].sink);
         buf_str(b, "\", \"path\": ");
-        json_string(b, r->v[i].path + root_len_in(r->v[i].path, root));
+        char *inside = seen_inside(r->v[i].path, root);
+        json_string(b, inside);
+        xfree(inside);
         buf_str(b, ", \"outcome\": \"");
         buf_str(b, r->v[i].outcome);
         buf_str(b, "\"");
