@@ -561,10 +561,9 @@ void sinks_install_hooks(struct sink_report *r, const struct sink_options *o)
  * (home from getpwuid) when that is unset, then /etc/nccl.conf every
  * time, each line with setenv(k, v, 0): writing to $NCCL_CONF_FILE when it
  * is set puts the block ahead of /etc/nccl.conf. remove goes by its own
- * environment's NCCL_CONF_FILE the same way (s NULL). $NCCL_CONF_FILE is
- * used as given: walked whole (root_len 0). */
-/* The nccl.conf the block goes to: NCCL_CONF_FILE's, or /etc/nccl.conf.
- * Under --root NCCL_CONF_FILE names a file as the root's processes see it,
+ * environment's NCCL_CONF_FILE the same way (s NULL). Without --root it is
+ * used as given, walked whole (root_len 0; a relative one from the working
+ * directory). Under --root it names a file as the root's processes see it,
  * like every path there (written with the root in front or not): the
  * root's file, reached from the root. One that could climb out of it (a
  * "..", or not absolute and clean) gives NULL: nothing outside the root is
