@@ -329,3 +329,34 @@ teardown() {
     outside_block /etc/environment >"$TMP/outside"
     cmp "$TMP/before" "$TMP/outside"
 }
+
+# A block appended to a file whose last line had no newline carries the
+# note that nccl-init added it. An operator's line put in before the block
+# then owns the byte before it: a start that moves the block keeps every
+# byte outside it, and remove gives the operator's lines back whole.
+@test "a long line put in before a block that added the file's last newline: the block moves before it, no byte of the operator's lost" {
+    printf 'A=1' >/etc/environment
+    run --separate-stderr ni_etc_env
+    assert_success
+    grep -qx '# nccl-init added the newline before this block' /etc/environment
+    long=L=$(head -c 9000 /dev/zero | tr '\0' x)
+    sed -i "/^# BEGIN nccl-init\$/i $long" /etc/environment
+    outside_block /etc/environment >"$TMP/outside.before"
+    cmp "$TMP/outside.before" <(printf 'A=1\n%s\n' "$long")
+
+    run --separate-stderr ni_etc_env
+    assert_success
+    [[ "$stderr" == *"/etc/environment:"*": the line is longer than the 8190 bytes pam_env reads (9002 bytes): pam_env reads no line from there on; the nccl-init block put before it"* ]]
+    outside_block /etc/environment >"$TMP/outside"
+    cmp "$TMP/outside.before" "$TMP/outside"
+    assert_equal "$(sed -n 2p /etc/environment)" '# BEGIN nccl-init'
+
+    run --separate-stderr ssh_root env
+    assert_success
+    assert_line A=1
+    assert_pcie_8gpu
+
+    run --separate-stderr env -i PATH="$CLEAN_PATH" "$NI" remove
+    assert_success
+    cmp /etc/environment <(printf 'A=1\n%s\n' "$long")
+}

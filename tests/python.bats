@@ -256,6 +256,51 @@ print(json.dumps([vals[k] for k in ("Q1","Q2","Q3","Q4","Q5")], ensure_ascii=Fal
     [[ "$stderr" == *"warning: sink python: $RO/sitecustomize.py: "*"; skipped"* ]]
 }
 
+@test "byte-compiling runs the interpreter with -I -S: no .pth of its site directories runs as nccl-init's user" {
+    make_prefix "$TMP/prefix"
+    site=$(env -i "$TMP/prefix/bin/python3" -c 'import site; print(site.getsitepackages()[-1])')
+    [[ "$site" == "$TMP/prefix/"* ]]
+    mkdir -p "$site"
+    printf 'import os; open(%s, "w").close()\n' "'$TMP/pth-ran'" >"$site/evil.pth"
+    env -i "$TMP/prefix/bin/python3" -c pass
+    [ -e "$TMP/pth-ran" ] && rm "$TMP/pth-ran"
+    hook --python "$TMP/prefix/bin/python3"
+    [ ! -e "$TMP/pth-ran" ]
+    # compiled all the same: py_compile needs no site
+    pyc=$TMP/prefix/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc
+    [ -s "$pyc" ]
+    env -i "$TMP/prefix/bin/python3" -I -S -c "import importlib.util, sys
+data = open(sys.argv[1], 'rb').read(16)
+assert data[:4] == importlib.util.MAGIC_NUMBER" "$pyc"
+}
+
+@test "an interpreter someone else could change is not run to byte-compile: one warning, the hook works uncompiled" {
+    make_prefix "$TMP/prefix"
+    local py=$TMP/prefix/bin/python$PYV src=$TMP/prefix/lib/python$PYV/sitecustomize.py
+    local pyc=$TMP/prefix/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc
+    # its directory writable by others (anyone could swap the binary)
+    chmod 0777 "$TMP/prefix/bin"
+    hook --python "$TMP/prefix/bin/python3"
+    [ ! -e "$pyc" ]
+    assert_equal "$(grep warning <<<"$stderr")" \
+        "nccl-init: warning: sink python: $src: not byte-compiled: interpreter $py: parent $TMP/prefix/bin is writable by group and others (mode 0777); each start compiles it where it can"
+    run env -i "$TMP/prefix/bin/python3" -c "$SHOW"
+    assert_output "$WANT"
+    # another user's binary, in a directory of root's: the same
+    chmod 0755 "$TMP/prefix/bin"
+    chown 65534 "$py"
+    rm -f "$src" "$pyc"
+    hook --python "$TMP/prefix/bin/python3"
+    [ ! -e "$pyc" ]
+    [[ "$stderr" == *"warning: sink python: $src: not byte-compiled: interpreter $py: owned by uid 65534, neither root nor nccl-init's 0; each start compiles it where it can"* ]]
+    # root's again: compiled
+    chown 0 "$py"
+    rm "$src"
+    hook --python "$TMP/prefix/bin/python3"
+    [[ "$stderr" != *warning* ]]
+    [ -s "$pyc" ]
+}
+
 @test "a symlink planted in a stdlib directory is refused" {
     make_prefix "$TMP/prefix"
     echo 'x = 1' >"$TMP/victim.py"
@@ -391,8 +436,10 @@ refused() {
 }
 
 @test "with --root, the hook opens the record as the root's processes see it: /run/nccl-init/profile.env" {
-    # a prefix-style interpreter inside the root, given as seen from outside it
+    # a prefix-style interpreter inside the root, given as seen from outside
+    # it; its landmark a copy: a link to the host's stdlib is the root's path
     make_prefix "$TMP/root/prefix"
+    cp --remove-destination "$STDLIB/os.py" "$TMP/root/prefix/lib/python$PYV/os.py"
     mkdir -p "$TMP/root/run"
     run --separate-stderr "$NI" --root "$TMP/root" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu \
         --python "$TMP/root/prefix/bin/python3" -- true
@@ -548,15 +595,16 @@ make_system_image() {
     grep -qF "_nccl_init('/run/nccl-init/profile.env')" "$R/etc/python3.12/sitecustomize.py"
     # (b) the image's python3, run in the image, runs it: the record it
     # names is not there (nothing, silently), and with one there it applies
-    # it. nccl-init byte-compiled it with the image's python3.12, from the
-    # conffile (under --root the link names a path outside the root)
+    # it. Under --root nccl-init does not run the image's python3.12 (its
+    # code, on the host): no .pyc; the image's first start as root writes it
     need_py312 "the layout checks passed; "
     pyc=$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc
-    [ -s "$pyc" ]
-    pycsum=$(sha256sum <"$pyc")
+    [ ! -e "$pyc" ]
     run --separate-stderr in_image "$R" /usr/bin/python3 -c "$SHOW"
     assert_output "$(sed 's/=.*/=None/' <<<"$WANT")"
     assert_equal "$stderr" ""
+    [ -s "$pyc" ]
+    pycsum=$(sha256sum <"$pyc")
     mkdir -p "$R/run/nccl-init"
     printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT" >"$R/run/nccl-init/profile.env"
     run in_image "$R" /usr/bin/python3 -c "$SHOW"
@@ -597,7 +645,7 @@ sys.stdout.write(subprocess.run([sys.executable, '-c', '''$SHOW'''], env={}, cap
     [ -f "$R/usr/lib/python3.12/sitecustomize.py" ] && [ ! -L "$R/usr/lib/python3.12/sitecustomize.py" ]
     [ ! -e "$R/etc/python3.12" ]
     assert_equal "$(cd "$R" && find . -name sitecustomize.py)" ./usr/lib/python3.12/sitecustomize.py
-    [ -s "$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
+    [ ! -e "$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
     # it names the record as seen inside the root: run in the image, it
     # applies the record the start wrote there
     run in_image "$R" /usr/bin/python3 -c "$SHOW"

@@ -126,8 +126,9 @@ EOF
 }
 
 # A root with the layouts the python sink knows: Debian's link from the
-# stdlib to its conffile, an interpreter in /usr/local with a stdlib that
-# has no sitecustomize (a real one, to byte-compile the hook), a conda env
+# stdlib to its conffile, a stdlib in /usr/local that has no sitecustomize
+# (under --root nothing is byte-compiled: the root's interpreter is not
+# run), a conda env
 # whose own sitecustomize.py does not end in a newline; /etc/environment
 # in CRLF without a final newline, no nccl.conf.
 make_root() {
@@ -140,20 +141,12 @@ make_root() {
     ln -s "/etc/python$v/sitecustomize.py" "$R/usr/lib/python$v/sitecustomize.py"
     : >"$R/opt/conda/envs/x/lib/python$v/os.py"
     printf 'import conda_hook' >"$R/opt/conda/envs/x/lib/python$v/sitecustomize.py"
-    # as tests/python.bats's make_prefix: a copied interpreter that finds
-    # its stdlib (linked file by file) by its own location
-    local p=$R/usr/local f
-    mkdir -p "$p/bin" "$p/lib/python$v/__pycache__"
-    cp "$(readlink -f "$(command -v python3)")" "$p/bin/python$v"
-    for f in "/usr/lib/python$v"/*; do
-        case ${f##*/} in sitecustomize.py | __pycache__ | site-packages | dist-packages) continue ;; esac
-        ln -s "$f" "$p/lib/python$v/${f##*/}"
-    done
+    mkdir -p "$R/usr/local/lib/python$v/__pycache__"
+    : >"$R/usr/local/lib/python$v/os.py"
     printf 'LANG=C\r\nTZ=UTC' >"$R/etc/environment"
 }
 
-# The root, and the hook's .pyc in /usr/local's stdlib (the interpreter that
-# byte-compiles it caches other modules there too: not nccl-init's).
+# The root, and the hook's .pyc in /usr/local's stdlib.
 root_state() { tree_state "$R"; ls -A "$R/usr/local/lib/python$PYV/__pycache__" | grep sitecustomize || true; }
 
 @test "--root: every hook (Debian's conffile, a new file and its .pyc, a conda env's), etc/environment, nccl.conf and the record" {
@@ -162,7 +155,7 @@ root_state() { tree_state "$R"; ls -A "$R/usr/local/lib/python$PYV/__pycache__" 
     start --root "$R"
     local made=$R/usr/local/lib/python$PYV/sitecustomize.py
     assert_equal "$(sed -n 2p "$made")" "$MADE"
-    [ -s "$R/usr/local/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc" ]
+    [ ! -e "$R/usr/local/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc" ]
     assert_equal "$(sed -n 2p "$R/etc/environment")" 'TZ=UTC'
     assert_equal "$(sed -n 4p "$R/etc/environment")" "$NEWLINE"
     assert_equal "$(sed -n 2p "$R/etc/nccl.conf")" "$MADE"
@@ -178,7 +171,6 @@ nccl-init: sink etc-environment: $R/etc/environment written
 nccl-init: sink nccl-conf: $R/etc/nccl.conf deleted
 nccl-init: sink python: $R/etc/python$PYV/sitecustomize.py written
 nccl-init: sink python: $made deleted
-nccl-init: sink python: $R/usr/local/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc deleted
 nccl-init: sink python: $R/opt/conda/envs/x/lib/python$PYV/sitecustomize.py written
 nccl-init: sink record: $R/run/nccl-init/profile.env deleted
 nccl-init: sink record: $R/run/nccl-init/state.json deleted

@@ -103,17 +103,23 @@ for s in json.load(open(sys.argv[1]))["sinks"]:
 start() { "$NI" --profile-dir "$PROFILES" -p pcie-8gpu --root "$R" "$@"; }
 
 # A prefix-style interpreter at $1 (as tests/python.bats's make_prefix): a
-# copy of the system binary that finds its stdlib, linked file by file, by
-# its own location.
+# copy of the system binary that finds its stdlib by its own location, and
+# copies of the stdlib files it loads to start (with site, as python3 -I) and
+# to byte-compile: copies, not links, since under --root a link inside the
+# root leads to the root's path, never to the host's stdlib.
 make_prefix() {
     local p=$1 f
-    mkdir -p "$p/bin" "$p/lib/python$PYV/__pycache__"
+    mkdir -p "$p/bin" "$p/lib/python$PYV/__pycache__" "$p/lib/python$PYV/lib-dynload"
     cp "$(readlink -f "$PY")" "$p/bin/python$PYV"
     ln -s "python$PYV" "$p/bin/python3"
-    for f in "/usr/lib/python$PYV"/*; do
-        case ${f##*/} in sitecustomize.py | __pycache__ | site-packages | dist-packages) continue ;; esac
-        ln -s "$f" "$p/lib/python$PYV/${f##*/}"
+    "$PY" -I -c 'import py_compile, sys
+for m in list(sys.modules.values()):
+    print(getattr(m, "__file__", None) or "")' | sort -u | while read -r f; do
+        case $f in "/usr/lib/python$PYV/sitecustomize.py") continue ;; "/usr/lib/python$PYV/"*) ;; *) continue ;; esac
+        mkdir -p "$p/lib/python$PYV/$(dirname "${f#/usr/lib/python$PYV/}")"
+        cp -L "$f" "$p/lib/python$PYV/${f#/usr/lib/python$PYV/}"
     done
+    [ -f "$p/lib/python$PYV/os.py" ]
 }
 
 @test "COMMAND /usr/bin/python3 and --python outside a root without Python: nothing written outside it, one warning each" {
@@ -177,26 +183,32 @@ in_root() {
     [[ "$stderr" != *warning* ]]
     [[ "$stderr" == *"nccl-init: sink python: $R$conf written"* ]]
     # the block at the top of the root's conffile, naming the record as the
-    # root's processes see it; the link kept; byte-compiled, valid
+    # root's processes see it; the link kept; not byte-compiled (the root's
+    # interpreter is not run on the host), and no .pyc of the file before
     assert_equal "$(head -1 "$R$conf")" '# BEGIN nccl-init'
     grep -qF "_nccl_init('/run/nccl-init/profile.env')" "$R$conf"
     assert_equal "$(readlink "$R/usr/lib/python$PYV/sitecustomize.py")" "$conf"
-    pyc_valid "$pyc" "$R$conf"
+    [[ "$stderr" == *"nccl-init: python: $R$conf: not byte-compiled under --root"* ]]
+    [ ! -e "$pyc" ]
     # state.json: the paths inside the root
     run state_written
     assert_output "$(printf '%s\n' 'record /run/nccl-init/profile.env' 'etc-environment /etc/environment' \
         'nccl-conf /etc/nccl.conf' "python $conf")"
-    # the root's python3, run in the root, applies the root's record
+    # the root's python3, run in the root, applies the root's record, and
+    # compiles the hook itself (as root there, it can write __pycache__)
     run --separate-stderr in_root /usr/bin/python3 -c 'import os; print(os.environ.get("NCCL_ALGO"), os.environ.get("DEBIAN_SITE_RAN"))'
     assert_output "Ring 1"
     assert_equal "$stderr" ""
+    pyc_valid "$pyc" "$R$conf"
 
     rm -rf "$R/proc"
     run --separate-stderr contained "$NI" remove --root "$R"
     assert_success
     assert_contained
     diff "$TMP/root.before" <(tree_state "$R")
-    pyc_valid "$pyc" "$R$conf"
+    # the file's .pyc went with the block: it was the hook's
+    [[ "$stderr" == *"nccl-init: sink python: $pyc deleted"* ]]
+    [ ! -e "$pyc" ]
 }
 
 @test "remove --root takes out the hook of an interpreter outside the standard prefixes, from state.json, as current and older binaries write it" {
@@ -210,7 +222,7 @@ in_root() {
             --python /opt/py/bin/python3 -- true
         assert_success
         assert_contained
-        [ -f "$hook" ] && [ -s "$pyc" ]
+        [ -f "$hook" ] && [ ! -e "$pyc" ]
         grep -qF "\"path\": \"/opt/py/lib/python$PYV/sitecustomize.py\"" "$R/run/nccl-init/state.json"
         # an older nccl-init wrote the paths with the root in front
         [ "$format" = inside ] || sed -i "s|\"path\": \"/|\"path\": \"$R/|" "$R/run/nccl-init/state.json"
@@ -218,7 +230,6 @@ in_root() {
         assert_success
         assert_contained
         [[ "$stderr" == *"nccl-init: sink python: $hook deleted"* ]]
-        [[ "$stderr" == *"nccl-init: sink python: $pyc deleted"* ]]
         [[ "$stderr" != *warning* ]]
         diff "$TMP/root.before" <(tree_state "$R")
         [ ! -e "$pyc" ]
@@ -316,4 +327,116 @@ EOF
     run --separate-stderr "$NI" remove -q
     [ -f "$TMP/prefix/lib/python$PYV/sitecustomize.py" ]
     remove_python_hooks
+}
+
+@test "--root .: state.json names the root's paths from /, and remove --root . takes them out without a warning, as current and older binaries write them" {
+    # a stdlib the search does not look at: found again only from state.json
+    mkdir -p "$R/srv/py/bin" "$R/srv/py/lib/python3.9"
+    : >"$R/srv/py/lib/python3.9/os.py"
+    : >"$R/srv/py/bin/python3.9"
+    tree_state "$R" >"$TMP/root.before"
+    # DIR is the working directory, entered inside contained's mounts
+    for format in current older; do
+        sums >"$TMP/sums.before"
+        run --separate-stderr contained sh -c 'cd "$0" && exec "$@"' "$R" "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --root . \
+            --python /srv/py/bin/python3.9 -- true
+        assert_success
+        assert_contained
+        run state_written
+        assert_output "$(printf '%s\n' 'record /run/nccl-init/profile.env' 'etc-environment /etc/environment' \
+            'nccl-conf /etc/nccl.conf' 'python /srv/py/lib/python3.9/sitecustomize.py')"
+        # an older nccl-init wrote them as found under ".", relative
+        [ "$format" = current ] || sed -i 's|"path": "/|"path": "|' "$R/run/nccl-init/state.json"
+        run --separate-stderr contained sh -c 'cd "$0" && exec "$@"' "$R" "$NI" remove --root .
+        assert_success
+        assert_contained
+        [[ "$stderr" != *warning* ]]
+        [[ "$stderr" == *"nccl-init: sink python: srv/py/lib/python3.9/sitecustomize.py deleted"* ]]
+        diff "$TMP/root.before" <(tree_state "$R")
+    done
+}
+
+@test "remove --root: a state.json entry left alone is something not taken out: exit 1" {
+    start -q --sinks record -- true
+    sed -i 's|^  "sinks": \[$|&\n    {"sink": "nccl-conf", "path": "/../x/nccl.conf", "outcome": "written"},|' \
+        "$R/run/nccl-init/state.json"
+    python3 -m json.tool "$R/run/nccl-init/state.json" >/dev/null
+    grep -qF '"path": "/../x/nccl.conf"' "$R/run/nccl-init/state.json"
+    sums >"$TMP/sums.before"
+    run --separate-stderr contained "$NI" remove --root "$R"
+    assert_failure 1
+    assert_contained
+    assert_equal "$stderr" "nccl-init: sink python: no Python interpreter found
+nccl-init: warning: sink nccl-conf: /../x/nccl.conf: named in state.json, not a path inside --root $R; left alone
+nccl-init: sink record: $R/run/nccl-init/profile.env deleted
+nccl-init: sink record: $R/run/nccl-init/state.json deleted
+nccl-init: sink record: $R/run/nccl-init deleted"
+}
+
+@test "under --root the root's interpreter is never run: a .pth of its dist-packages runs nothing, the hook is not byte-compiled, and a stale .pyc goes" {
+    make_prefix "$R/opt/py"
+    mkdir -p "$R/opt/py/lib/python3/dist-packages"
+    printf 'import os; open(%s, "w").close()\n' "'$TMP/pth-ran'" >"$R/opt/py/lib/python3/dist-packages/evil.pth"
+    # the .pth runs in that interpreter whenever site does
+    env -i "$R/opt/py/bin/python3" -c pass
+    [ -e "$TMP/pth-ran" ] && rm "$TMP/pth-ran"
+    local hook=$R/opt/py/lib/python$PYV/sitecustomize.py
+    local pyc=$R/opt/py/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc
+    printf 'stale' >"$pyc"
+    sums >"$TMP/sums.before"
+    run --separate-stderr contained "$NI" -v --profile-dir "$PROFILES" -p pcie-8gpu --root "$R" \
+        --python /opt/py/bin/python3 -- true
+    assert_success
+    assert_contained
+    [ ! -e "$TMP/pth-ran" ]
+    [[ "$stderr" != *warning* ]]
+    [[ "$stderr" == *"nccl-init: python: $hook: not byte-compiled under --root"* ]]
+    [[ "$stderr" == *"nccl-init: sink python: $pyc deleted"* ]]
+    [ -f "$hook" ] && [ ! -e "$pyc" ]
+}
+
+@test "under --root the hook chains to a shadowed sitecustomize by its path inside the root, and the root's python runs it there" {
+    copy_system_python
+    # no sitecustomize of the stdlib's own: the hook is what shadows Debian's
+    # /usr/lib/python3/dist-packages one
+    rm -f "$R/usr/lib/python$PYV/sitecustomize.py" "$R/etc/python$PYV/sitecustomize.py"
+    mkdir -p "$R/usr/lib/python3/dist-packages"
+    printf 'import os\nos.environ["CHAINED"] = "1"\n' >"$R/usr/lib/python3/dist-packages/sitecustomize.py"
+    sums >"$TMP/sums.before"
+    run --separate-stderr contained "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --root "$R" \
+        -- "$PY" -c 'print("ran")'
+    assert_success
+    assert_output ran
+    assert_contained
+    local hook=$R/usr/lib/python$PYV/sitecustomize.py
+    grep -qxF "_nccl_path = '/usr/lib/python3/dist-packages/sitecustomize.py'" "$hook"
+    grep -qF "\"note\": \"chains to /usr/lib/python3/dist-packages/sitecustomize.py\"" "$R/run/nccl-init/state.json"
+    run --separate-stderr in_root /usr/bin/python3 -c 'import os; print(os.environ.get("NCCL_ALGO"), os.environ.get("CHAINED"))'
+    assert_output "Ring 1"
+    assert_equal "$stderr" ""
+}
+
+@test "a stdlib's lib/python3.X and os.py are looked at inside the root: an absolute link there is the root's path, never the host's" {
+    # /opt/a: os.py links to the host's stdlib, which the root does not have
+    mkdir -p "$R/opt/a/bin" "$R/opt/a/lib/python$PYV" "$R/opt/b/bin" "$R/opt/b/lib" "$R/srv/real/python3.9"
+    : >"$R/opt/a/bin/python$PYV"
+    ln -s "/usr/lib/python$PYV/os.py" "$R/opt/a/lib/python$PYV/os.py"
+    # /opt/b: lib/python3.X links to the host's stdlib directory
+    : >"$R/opt/b/bin/python$PYV"
+    ln -s "/usr/lib/python$PYV" "$R/opt/b/lib/python$PYV"
+    # /opt/c: lib/python3.9 links, absolutely, to a stdlib that is the root's
+    mkdir -p "$R/opt/c/bin" "$R/opt/c/lib"
+    : >"$R/opt/c/bin/python3.9"
+    : >"$R/srv/real/python3.9/os.py"
+    ln -s /srv/real/python3.9 "$R/opt/c/lib/python3.9"
+    sums >"$TMP/sums.before"
+    run --separate-stderr contained "$NI" -v --profile-dir "$PROFILES" -p pcie-8gpu --root "$R" --sinks python \
+        --python "/opt/a/bin/python$PYV" --python "/opt/b/bin/python$PYV" --python /opt/c/bin/python3.9 -- true
+    assert_success
+    assert_contained
+    assert_equal "$(grep warning <<<"$stderr")" "\
+nccl-init: warning: sink python: /opt/a/bin/python$PYV: no Python standard library for it under --root $R; no hook for it
+nccl-init: warning: sink python: /opt/b/bin/python$PYV: no Python standard library for it under --root $R; no hook for it"
+    [[ "$stderr" == *"nccl-init: python: $R/srv/real/python3.9 (3.9)"* ]]
+    assert_equal "$(cd "$R" && find . -name 'sitecustomize*')" ./srv/real/python3.9/sitecustomize.py
 }

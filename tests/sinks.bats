@@ -739,7 +739,8 @@ fake_stdlib() {
 }
 
 @test "a symlinked parent directory is refused: a stdlib, Debian's /etc/python3.X, \$NCCL_CONF_FILE's" {
-    # /usr/lib/python3.98 -> a directory elsewhere
+    # /usr/lib/python3.98 -> a directory elsewhere: under --root an absolute
+    # link is the root's path, so that stdlib is not there (not even read)
     mkdir -p "$ROOT/usr/lib" "$TMP/out"
     fake_stdlib "$TMP/out/stdlib"
     ln -s "$TMP/out/stdlib" "$ROOT/usr/lib/python3.98"
@@ -760,8 +761,7 @@ fake_stdlib() {
     [ -e "$TMP/started" ]
     assert_equal "$(sink_warnings | sort)" "$(printf '%s\n' \
         "nccl-init: warning: sink nccl-conf: $ROOT/confdir/nccl.conf: parent $ROOT/confdir is a symlink; skipped" \
-        "nccl-init: warning: sink python: $ROOT/etc/python3.99/sitecustomize.py: parent $ROOT/etc/python3.99 is a symlink; skipped" \
-        "nccl-init: warning: sink python: $ROOT/usr/lib/python3.98/sitecustomize.py: parent $ROOT/usr/lib/python3.98 is a symlink; skipped" |
+        "nccl-init: warning: sink python: $ROOT/etc/python3.99/sitecustomize.py: parent $ROOT/etc/python3.99 is a symlink; skipped" |
         sort)"
     diff "$TMP/before" <(tree_state "$TMP/out" "$ROOT")
 
@@ -770,7 +770,7 @@ fake_stdlib() {
         --strict --sinks python,nccl-conf --profile-dir "$PROFILES" -p pcie-8gpu -- touch "$TMP/started"
     assert_failure 2
     [ ! -e "$TMP/started" ]
-    [[ "$stderr" == *"nccl-init: error: --strict: 3 sinks could not be written; command not started" ]]
+    [[ "$stderr" == *"nccl-init: error: --strict: 2 sinks could not be written; command not started" ]]
     diff "$TMP/before" <(tree_state "$TMP/out" "$ROOT")
 }
 

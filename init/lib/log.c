@@ -15,9 +15,10 @@ int log_level = LOG_INFO;
 static const char level_names[][6] = { "error", "warn", "info", "debug" };
 
 /* A line's bytes in all (its newline included), and the room its cut
- * marker takes: " [+N bytes cut]", N at most 20 digits. */
+ * marker takes: " [+N bytes cut]", N a size_t, at most 20 digits. */
 #define LOG_LINE 1024
-#define LOG_MARK_ROOM 32
+#define LOG_MARK " [+%zu bytes cut]"
+#define LOG_MARK_ROOM (sizeof " [+ bytes cut]" - 1 + 20)
 
 /* Writes one line to stderr: prefix, then the message with its control
  * and spoofing characters and its backslashes escaped (a value from the
@@ -39,7 +40,7 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
     if (full > 0 && took < (size_t)full) {
         b.len = at;
         took = buf_escaped_fit(&b, raw, n, true, limit - LOG_MARK_ROOM);
-        buf_printf(&b, " [+%zu bytes cut]", (size_t)full - took);
+        buf_printf(&b, LOG_MARK, (size_t)full - took);
     }
     line[b.len++] = '\n';
     write_all(STDERR_FILENO, line, b.len);

@@ -22,14 +22,6 @@ static char *outside(const char *root, const char *inside)
     return root ? path_join(root, inside) : xstrdup(inside);
 }
 
-static bool exists(const char *dir, const char *name)
-{
-    char *p = path_join(dir, name);
-    bool r = access(p, F_OK) == 0;
-    xfree(p);
-    return r;
-}
-
 /* "python3.11" -> "3.11"; NULL for anything else. */
 static const char *version_of(const char *name)
 {
@@ -145,57 +137,94 @@ static char *resolve(const char *root, const char *path)
     return root ? in_root(root, path) : follow(path);
 }
 
-/* The interpreter of a stdlib at prefix (inside), to byte-compile with:
- * under a root only a regular executable reached inside it. */
+/* The interpreter of a stdlib at prefix, to byte-compile with (sinks.c
+ * checks it before it runs it); never one under a root: that is the
+ * image's code, not to be run on the host. */
 static char *binary_of(const char *root, const char *prefix, const char *version)
 {
+    if (root)
+        return NULL;
     struct buf bin = { 0 };
     buf_printf(&bin, "%s/bin/python%s", prefix, version);
-    char *real = root ? in_root(root, bin.data) : xstrdup(bin.data);
-    char *o = real ? outside(root, real) : NULL;
-    struct stat st;
-    bool ok = o && access(o, X_OK) == 0 && (!root || (stat(o, &st) == 0 && S_ISREG(st.st_mode)));
+    if (access(bin.data, X_OK) == 0)
+        return bin.data;
     buf_free(&bin);
-    xfree(real);
-    if (!ok) {
-        xfree(o);
-        return NULL;
-    }
-    return o;
+    return NULL;
 }
 
-/* stdlib is always <prefix>/lib/python3.X (prefix inside the root). True
- * when there is one (os.py), a duplicate too. */
+/* Is inside, a path of the root's, a regular file or (dir) a directory
+ * where its links lead inside the root (lstat there: nothing outside the
+ * root is looked at)? Without a root, path as it is, links followed. st:
+ * what it is. */
+static bool root_is(const char *root, const char *inside, bool dir, struct stat *st)
+{
+    char *real = root ? in_root(root, inside) : NULL;
+    char *o = real ? outside(root, real) : NULL;
+    bool ok = root ? o && lstat(o, st) == 0 : stat(inside, st) == 0;
+    xfree(real);
+    xfree(o);
+    return ok && (dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode));
+}
+
+/* stdlib is always <prefix>/lib/python3.X (prefix inside the root, its
+ * links resolved). True when there is one (os.py), a duplicate too. Under
+ * a root lib/python3.X and os.py are resolved inside it too: an absolute
+ * link there is the root's path, not the host's. */
 static bool add(struct python_homes *out, const char *root, const char *prefix,
                 const char *version)
 {
-    char *pre = outside(root, prefix);
-    struct buf stdlib = { 0 };
-    buf_printf(&stdlib, "%s/lib/python%s", pre, version);
-    struct stat st;
+    struct buf in = { 0 };
+    buf_printf(&in, "%s/lib/python%s", strcmp(prefix, "/") ? prefix : "", version);
+    char *real = root ? in_root(root, in.data) : xstrdup(in.data);
+    char *landmark = real ? path_join(real, "os.py") : NULL;
+    struct stat st, os_st;
     /* os.py is the landmark Python itself uses to find its stdlib. The same
      * directory can be reached by several paths (/lib -> usr/lib): compare
      * inodes, not names. */
-    bool found = exists(stdlib.data, "os.py") && stat(stdlib.data, &st) == 0, dup = !found;
+    bool found = real && root_is(root, landmark, false, &os_st) &&
+                 root_is(root, real, true, &st),
+         dup = !found;
     for (size_t i = 0; !dup && i < out->n; i++)
         dup = out->v[i].dev == st.st_dev && out->v[i].ino == st.st_ino;
+    xfree(landmark);
+    buf_free(&in);
     if (dup) {
-        buf_free(&stdlib);
-        xfree(pre);
+        xfree(real);
         return found;
     }
     grow((void **)&out->v, &out->cap, out->n + 1, sizeof out->v[0]);
     struct python_home *h = &out->v[out->n++];
-    h->stdlib = stdlib.data;
-    h->prefix_len = strlen(pre);
+    h->stdlib = outside(root, real);
+    h->prefix = xstrdup(prefix);
     h->version = xstrdup(version);
     h->root = xstrdup(root ? root : "");
     h->dev = st.st_dev;
     h->ino = st.st_ino;
     h->binary = binary_of(root, prefix, version);
     log_debug("python: %s (%s)", h->stdlib, version);
-    xfree(pre);
+    xfree(real);
     return true;
+}
+
+char *python_shadowed(const struct python_home *h)
+{
+    const char *root = *h->root ? h->root : NULL;
+    const char *p = strcmp(h->prefix, "/") ? h->prefix : "";
+    struct buf c[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
+    buf_printf(&c[0], "%s/lib/python%s/site-packages/sitecustomize.py", p, h->version);
+    /* Debian's site.py: local/lib/python3.X/dist-packages, lib/python3/
+     * dist-packages, lib/python3.X/dist-packages */
+    buf_printf(&c[1], "%s/local/lib/python%s/dist-packages/sitecustomize.py", p, h->version);
+    buf_printf(&c[2], "%s/lib/python3/dist-packages/sitecustomize.py", p);
+    buf_printf(&c[3], "%s/lib/python%s/dist-packages/sitecustomize.py", p, h->version);
+    char *found = NULL;
+    for (int i = 0; i < 4; i++) {
+        struct stat st;
+        if (!found && root_is(root, c[i].data, false, &st))
+            found = xstrdup(c[i].data);
+        buf_free(&c[i]);
+    }
+    return found;
 }
 
 /* Every PREFIX/lib/python3.X with a stdlib in it (prefix inside the root,

@@ -6,11 +6,14 @@
 #include <stddef.h>
 
 struct python_home {
-    char *stdlib;  /* .../lib/python3.X, where sitecustomize goes */
+    char *stdlib;  /* .../lib/python3.X, where sitecustomize goes (under a
+                      root: the root in front, no link in the rest) */
     char *version; /* "3.11" */
-    char *binary;  /* an interpreter of that stdlib, to byte-compile with; or NULL */
+    char *binary;  /* an interpreter of that stdlib, to byte-compile with;
+                      NULL under a root, whose interpreter is never run */
     char *root;    /* the prefix the stdlib was found under ("" for /) */
-    size_t prefix_len; /* stdlib[0..prefix_len) is the installation prefix */
+    char *prefix;  /* the installation prefix, as the root's processes see
+                      it: sys.prefix, which site's directories hang off */
     unsigned long dev, ino; /* the stdlib directory, to drop duplicates */
 };
 
@@ -30,6 +33,12 @@ struct python_homes {
  * whose stdlib is not there (nothing is hooked for it). */
 void python_find(struct python_homes *out, const char *root, const char *const *interpreters,
                  size_t n, const char *path_env);
+
+/* A sitecustomize.py further down sys.path than h's stdlib (site-packages,
+ * or Debian's dist-packages), which a hook in the stdlib shadows: its path
+ * as the root's processes see it (under a root, where it is looked at
+ * with its links resolved inside the root), or NULL for none. */
+char *python_shadowed(const struct python_home *h);
 
 /* remove --root: the stdlib whose hook hook names (inside root, as
  * state.json records it: <prefix>/lib/python3.X/sitecustomize.py, clean),

@@ -99,23 +99,27 @@ bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st
             start_line = line + 1;
         }
         /* fgets reads at most PAM_ENV_BUF - 1 - used bytes; a line that
-         * does not fit, or that holds a NUL (its strlen then ends before
-         * the newline), ends the reading: "line too long", "corrupted or
-         * binary file". The last line needs no newline if shorter. */
+         * does not fit ends the reading ("line too long"); the last line
+         * needs no newline if shorter. A NUL as its first byte ends it
+         * ("corrupted or binary file"); one further on cuts strlen short,
+         * before the newline, which is "line too long" too, unless fgets
+         * reached the end of the file (feof): a last line without a
+         * newline is then read up to the NUL. */
         size_t room = PAM_ENV_BUF - 1 - used;
+        const char *nul = memchr(s + i, '\0', len);
         if (nl ? len > room : len >= room)
             st->why = cont ? "the lines a backslash joins are longer than the 8190 bytes pam_env "
                              "reads"
                            : "the line is longer than the 8190 bytes pam_env reads";
-        else if (memchr(s + i, '\0', len))
+        else if (nul && (nul == s + i || nl))
             st->why = "the line holds a NUL byte";
         if (st->why) {
             st->at = start;
             st->line = start_line;
-            st->len = nl ? len - 1 : len;
+            st->len = i + len - start - (nl ? 1 : 0);
             return false;
         }
-        used = assemble(s + i, len, used, &cont);
+        used = assemble(s + i, nul ? (size_t)(nul - (s + i)) : len, used, &cont);
         i += len;
     }
     if (probe >= n)
@@ -127,7 +131,7 @@ bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st
     st->why = "the line ends in a backslash and the file ends: pam_env drops it";
     st->at = start;
     st->line = start_line;
-    st->len = n - start;
+    st->len = n - start - (s[n - 1] == '\n');
     return false;
 }
 

@@ -21,7 +21,9 @@ struct pam_env_stop {
                         is read at; the file's length when it reads it all */
     unsigned line;   /* that line's number, 1 the first; 0 when none */
     const char *why; /* what stops it there, or NULL */
-    size_t len;      /* the line's length, without its newline */
+    size_t len;      /* the bytes from at to the end of the line where it
+                        stops (of the lines a '\' joins, all of them),
+                        without that line's newline */
     bool joined;     /* the line at offset probe is joined to the one before
                         it (that one ends in '\'): a block there would not
                         be read as its own lines */
@@ -29,8 +31,9 @@ struct pam_env_stop {
 /* Reads text s[0..n) as Linux-PAM's pam_env reads /etc/environment
  * (1.5.2, Debian 12's: modules/pam_env/pam_env.c, _parse_env_file and
  * _assemble_line): true when it reads every line. pam_env stops for good
- * at a line longer than it takes, at a NUL byte, and drops a last line
- * that ends in '\'; the lines before stay set. */
+ * at a line longer than it takes, at a NUL byte (but for one in a last
+ * line without a newline, which ends that line there), and drops a last
+ * line that ends in '\'; the lines before stay set. */
 bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st);
 
 /* NCCL's nccl.conf: KEY=VALUE, NCCL_* keys only; first, when plugin is

@@ -68,6 +68,17 @@ static size_t root_len_in(const char *full, const char *root)
     return in ? n : 0;
 }
 
+/* full, a path found under root, as the root's processes see it: the
+ * root taken off the front (root_len_in). A root that path_join collapsed
+ * to "." (--root . or a/..) leaves full relative, from the working
+ * directory, which is the root: "/" goes in front. */
+static char *seen_inside(const char *full, const char *root)
+{
+    if (!root || !*root || full[0] == '/')
+        return xstrdup(full + root_len_in(full, root));
+    return path_join("/", full);
+}
+
 /* path under --root, and in *root_len how much of it is the root. path
  * is one of nccl-init's own (/etc/environment, /run/nccl-init/...):
  * absolute, clean, without "..". path_join then puts the root, as it
@@ -152,23 +163,29 @@ static int unlink_target(struct target *t, int flags)
     return unlinkat(t->dfd, t->name, flags) < 0 ? -errno : 2;
 }
 
-/* out (a file with its block, body the block's lines) with the block
- * moved to where pam_env reads it: taken out, then put back at the end,
- * or, when pam_env stops before the end (pam_env_scan), at the start of
- * the line where it stops. Either way pam_env reads the operator's lines
- * before that line, then the block, as it would with the block last; the
- * lines from there on it never reads, with or without the block. */
-static void pam_env_move(struct buf *out, size_t b, const char *body)
+/* out (a file with its block at [b, e), body the block's lines) with the
+ * block moved to where pam_env reads it: taken out, then put back at the
+ * end, or, when pam_env stops before the end (pam_env_scan), at the start
+ * of the line where it stops. Either way pam_env reads the operator's
+ * lines before that line, then the block, as it would with the block
+ * last; the lines from there on it never reads, with or without the block.
+ * Taken out exactly, every byte outside [b, e) kept: the NEWLINE note's
+ * byte before the block may be an operator's by now (a line put in before
+ * the block), and a start never changes a byte outside its block. The
+ * note then goes: the byte before the block's new place is not known to
+ * be nccl-init's, and a remove keeps it. A MADE note stays. */
+static void pam_env_move(struct buf *out, size_t b, size_t e, const char *body)
 {
     const char *nl = memchr(out->data + b, '\n', out->len - b);
     size_t note = nl ? (size_t)(nl - out->data) + 1 : out->len;
     bool made = out->len - note > strlen(BLOCK_MADE) &&
                 memcmp(out->data + note, BLOCK_MADE "\n", strlen(BLOCK_MADE) + 1) == 0;
-    /* Something outside the block stops pam_env: never BLOCK_ALONE. */
     struct buf rest = { 0 }, moved = { 0 };
-    block_splice(&rest, out->data, out->len, NULL, false, false);
+    buf_add(&rest, out->data, b);
+    buf_add(&rest, out->data + e, out->len - e);
     const char *r = rest.data ? rest.data : "";
     struct pam_env_stop st;
+    /* Something outside the block stops pam_env: never BLOCK_ALONE. */
     if (pam_env_scan(r, rest.len, SIZE_MAX, &st))
         block_splice(&moved, r, rest.len, body, false, made);
     else
@@ -192,7 +209,7 @@ static char *pam_env_place(struct buf *out, const char *path, const char *body)
     bool all = pam_env_scan(out->data, out->len, b, &st);
     bool move = st.joined || st.at < e;
     if (move) {
-        pam_env_move(out, b, body);
+        pam_env_move(out, b, e, body);
         all = pam_env_scan(out->data, out->len, SIZE_MAX, &st);
     }
     if (all)
@@ -292,75 +309,108 @@ static struct sink_result *splice_write(struct sink_report *r, const char *sink,
     return x;
 }
 
-/* A sitecustomize further down sys.path than the stdlib: the ones that a
- * hook in the stdlib directory would shadow. */
-static char *shadowed(const struct python_home *h)
+/* The interpreter to byte-compile with, opened (O_PATH, no link at it)
+ * when it is trusted as a sink's file is: reached from / without a link,
+ * every directory root's (or ours) and writable by no one else unless
+ * sticky (walk.h), the file itself regular, root's or ours, writable by
+ * neither group nor others. Whoever could change it, or a directory on its
+ * path, would have it run as nccl-init's user (root). -1 after one
+ * warning: src is then compiled by each start that can write __pycache__. */
+static int trusted_binary(const struct python_home *h, const char *src)
 {
-    size_t plen = h->prefix_len;
-    struct buf c[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
-    buf_printf(&c[0], "%s/site-packages/sitecustomize.py", h->stdlib);
-    /* Debian's site.py: local/lib/python3.X/dist-packages, lib/python3/
-     * dist-packages, lib/python3.X/dist-packages */
-    buf_printf(&c[1], "%.*s/local/lib/python%s/dist-packages/sitecustomize.py", (int)plen,
-               h->stdlib, h->version);
-    buf_printf(&c[2], "%.*s/lib/python3/dist-packages/sitecustomize.py", (int)plen, h->stdlib);
-    buf_printf(&c[3], "%s/dist-packages/sitecustomize.py", h->stdlib);
-    char *found = NULL;
-    for (int i = 0; i < 4; i++) {
-        struct stat st;
-        if (!found && stat(c[i].data, &st) == 0 && S_ISREG(st.st_mode))
-            found = xstrdup(c[i].data);
-        buf_free(&c[i]);
+    const char *name;
+    struct refusal why = { 0 };
+    struct buf w = { 0 };
+    struct stat st;
+    int fd = -1, dfd = walk_parent(h->binary, 0, &name, &why), err = -dfd;
+    if (dfd >= 0) {
+        fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        err = errno;
+        walk_release(dfd);
     }
-    return found;
+    bool ok = fd >= 0 && fstat(fd, &st) == 0;
+    if (ok && !S_ISREG(st.st_mode))
+        buf_str(&w, "not a regular file");
+    else if (ok && st.st_uid != 0 && st.st_uid != geteuid())
+        buf_printf(&w, "owned by uid %lu, neither root nor nccl-init's %lu",
+                   (unsigned long)st.st_uid, (unsigned long)geteuid());
+    else if (ok && (st.st_mode & 022))
+        buf_printf(&w, "writable by group or others (mode %04o)", (unsigned)(st.st_mode & 07777));
+    else if (ok && !(st.st_mode & 0111))
+        buf_printf(&w, "not executable (mode %04o)", (unsigned)(st.st_mode & 07777));
+    else if (ok)
+        return fd;
+    else if (why.kind != REFUSED_NOTHING)
+        refusal_text(&w, h->binary, &why);
+    else
+        buf_str(&w, strerror(err));
+    log_warn("sink python: %s: not byte-compiled: interpreter %s: %s; each start compiles it "
+             "where it can", src, h->binary, w.data);
+    buf_free(&w);
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+/* Starts the file fd (the one that was checked, not whatever its path
+ * names now) with argv and only PATH in its environment. vfork as in
+ * supervise.c: the child only execs what was built before. */
+static pid_t spawn_fd(int fd, char **argv)
+{
+    static char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+    pid_t pid = vfork();
+    if (pid == 0) {
+        fexecve(fd, argv, envp);
+        _exit(127);
+    }
+    return pid;
 }
 
 /* Without a cached .pyc every start by a user who cannot write __pycache__
  * compiles the hook again (about 3 ms); compile it once, now. src is the
- * file written (Debian's conffile rather than the stdlib's link to it,
- * which under --root names a path outside the root), pyc where the
- * stdlib's import looks for it. written: the hook was just written, and a
- * failure is a warning; else (a current hook without its .pyc, a
- * read-only image) only a debug line: the hook works, each start compiles
- * it. */
-static bool pycache_ok(const struct python_home *h, const char *pyc)
-{
-    struct stat st;
-    char *dir = xstrndup(pyc, (size_t)(strrchr(pyc, '/') - pyc));
-    bool link = *h->root && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode);
-    if (link)
-        log_debug("python: %s is a link; not byte-compiled under --root", dir);
-    xfree(dir);
-    return !link;
-}
-
-static void byte_compile(const struct python_home *h, const char *src, const char *pyc,
+ * file written (Debian's conffile rather than the stdlib's link to it), pyc
+ * where the stdlib's import looks for it. written: the hook was just
+ * written, and a failure is a warning; else (a current hook without its
+ * .pyc, a read-only image) only a debug line: the hook works, each start
+ * compiles it. Under --root never: the interpreter is the image's, whose
+ * code is not to run on the host (a .pth of its site-packages would run
+ * as root here). Run with -I -S: no environment, no user site, and no
+ * site at all, so no .pth; py_compile needs only the stdlib. True when
+ * the .pyc was written. */
+static bool byte_compile(const struct python_home *h, const char *src, const char *pyc,
                          bool written)
 {
+    if (*h->root) {
+        log_debug("python: %s: not byte-compiled under --root: the root's interpreter is not "
+                  "run here; Python compiles it at a start that can write __pycache__", src);
+        return false;
+    }
     if (!h->binary) {
         log_debug("python: no interpreter next to %s to byte-compile with", h->stdlib);
-        return;
+        return false;
     }
-    /* py_compile makes and writes __pycache__ through a link: under a root
-     * that could lead out of it. (The stdlib above it was just walked.) */
-    if (!pycache_ok(h, pyc))
-        return;
-    char *argv[] = { h->binary, "-I", "-c",
+    /* py_compile makes and writes __pycache__ through a link. */
+    struct stat st;
+    char *dir = xstrndup(pyc, (size_t)(strrchr(pyc, '/') - pyc));
+    bool link = lstat(dir, &st) == 0 && S_ISLNK(st.st_mode);
+    if (link)
+        log_debug("python: %s is a link; not byte-compiled", dir);
+    xfree(dir);
+    int fd = link ? -1 : trusted_binary(h, src);
+    if (fd < 0)
+        return false;
+    char *argv[] = { h->binary, "-I", "-S", "-c",
                      "import py_compile,sys\npy_compile.compile(*sys.argv[1:],doraise=True)",
                      (char *)src, (char *)pyc, NULL };
-    char *envp[] = { "PATH=/usr/bin:/bin", NULL };
-    /* vfork as in supervise.c: the child only execs what was built above. */
-    pid_t pid = vfork();
-    if (pid == 0) {
-        execve(h->binary, argv, envp);
-        _exit(127);
-    }
-    int st = 0;
-    if (pid >= 0 && waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-        return;
+    pid_t pid = spawn_fd(fd, argv);
+    close(fd);
+    int ws = 0;
+    if (pid >= 0 && waitpid(pid, &ws, 0) >= 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+        return true;
     log_msg(written ? LOG_WARN : LOG_DEBUG,
             "sink python: %s: byte-compiling with %s failed; every start will compile it", src,
             h->binary);
+    return false;
 }
 
 /* Opens the file the hook goes into: the stdlib's sitecustomize.py, or
@@ -415,6 +465,24 @@ static void remove_file(struct sink_report *r, const char *sink, const char *pat
         target_failed(r, sink, &t, e);
 }
 
+/* Deletes the .pyc of a hook just written and not compiled again: it is
+ * the old file's. One that cannot be reached (a __pycache__ that is a
+ * link) is a debug line: Python takes a .pyc only for a source of its
+ * mtime and size, so this is care, not a failure of the sink. */
+static void drop_stale_pyc(const char *pyc, size_t root_len)
+{
+    struct target t;
+    int e = target_open(&t, pyc, root_len);
+    if (e == 0)
+        e = unlink_target(&t, 0);
+    target_close(&t);
+    if (e == 2)
+        log_info("sink python: %s %s", pyc, OUTCOME(2));
+    else if (e != -ENOENT)
+        log_debug("sink python: %s: the old file's .pyc not deleted: %s", pyc,
+                  t.why.kind != REFUSED_NOTHING ? "its directory was refused" : strerror(-e));
+}
+
 /* Puts the hook into one stdlib (put), or takes it out. The hook is the
  * same for every profile (format_python): a stdlib that has it as it would
  * be written, a baked image's, is only read, so a read-only root gives no
@@ -434,7 +502,7 @@ static void write_python(struct sink_report *r, const struct python_home *h, boo
     size_t oldlen = 0;
     int rd = target_read(&t, &old, &oldlen);
     if (put && rd >= 0 && block_only(old, oldlen))
-        chain = shadowed(h);
+        chain = python_shadowed(h); /* as the root's processes see it */
     struct buf body = { 0 };
     if (put)
         format_python(&body, NULL, chain, record, sink_skip_warn);
@@ -449,13 +517,18 @@ static void write_python(struct sink_report *r, const struct python_home *h, boo
     buf_printf(&pyc, "%s/__pycache__/sitecustomize.cpython-%.*s%s.pyc", h->stdlib, 1, h->version,
                h->version + 2);
     /* Compiled when written or missing. On remove, compiled again from the
-     * file without its block (no stale one left), or deleted with the file
-     * (its root_len is the hook's: both are under h->stdlib). */
+     * file without its block, or deleted with the file (its root_len is the
+     * hook's: both are under h->stdlib). A file written but not compiled
+     * (under --root, an interpreter not trusted) loses the .pyc it had: a
+     * file rewritten within the same second at the same size would pass
+     * the old one's check (mtime and size) and run the old code. */
     bool written = x && strcmp(x->outcome, OUTCOME(0)) == 0;
+    const char *src = conffile ? conffile : hook;
     if (x && strcmp(x->outcome, OUTCOME(2)) == 0)
         remove_file(r, "python", pyc.data, t.root_len, 0);
-    else if (written || (x && put && access(pyc.data, F_OK) != 0))
-        byte_compile(h, conffile ? conffile : hook, pyc.data, written);
+    else if ((written || (x && put && !*h->root && access(pyc.data, F_OK) != 0)) &&
+             !byte_compile(h, src, pyc.data, written) && written)
+        drop_stale_pyc(pyc.data, t.root_len);
     buf_free(&pyc);
     buf_free(&body);
     xfree(chain);
@@ -488,10 +561,9 @@ void sinks_install_hooks(struct sink_report *r, const struct sink_options *o)
  * (home from getpwuid) when that is unset, then /etc/nccl.conf every
  * time, each line with setenv(k, v, 0): writing to $NCCL_CONF_FILE when it
  * is set puts the block ahead of /etc/nccl.conf. remove goes by its own
- * environment's NCCL_CONF_FILE the same way (s NULL). $NCCL_CONF_FILE is
- * used as given: walked whole (root_len 0). */
-/* The nccl.conf the block goes to: NCCL_CONF_FILE's, or /etc/nccl.conf.
- * Under --root NCCL_CONF_FILE names a file as the root's processes see it,
+ * environment's NCCL_CONF_FILE the same way (s NULL). Without --root it is
+ * used as given, walked whole (root_len 0; a relative one from the working
+ * directory). Under --root it names a file as the root's processes see it,
  * like every path there (written with the root in front or not): the
  * root's file, reached from the root. One that could climb out of it (a
  * "..", or not absolute and clean) gives NULL: nothing outside the root is
@@ -705,8 +777,8 @@ static void remove_state_path(struct sink_report *r, const struct sink_options *
     const char *base = strrchr(inside, '/') + 1;
     if (strcmp(p->sink, "python") == 0 ? strcmp(base, "sitecustomize.py") != 0
         : strcmp(p->sink, "etc-environment") == 0 && strcmp(inside, ETC_ENVIRONMENT) != 0) {
-        log_warn("sink %s: %s: named in state.json, not a file of that sink's; left alone",
-                 p->sink, p->path);
+        left_alone(r, p->sink, p->path, "named in state.json, not a file of that sink's; left "
+                   "alone", "not a file of that sink's");
         return;
     }
     size_t rl;
@@ -718,32 +790,40 @@ static void remove_state_path(struct sink_report *r, const struct sink_options *
     xfree(path);
 }
 
-/* Whether this remove already has a result for path (the search's). */
-static bool reported(const struct sink_report *r, const struct sink_options *o,
-                     const char *inside)
+/* Whether this remove already has a result for path (the search's), a
+ * path as this remove wrote it: the root in front. */
+static bool reported(const struct sink_report *r, const char *path)
 {
-    size_t rl;
-    char *path = rooted(o, inside, &rl);
     bool seen = false;
     for (size_t i = 0; i < r->n && !seen; i++)
         seen = strcmp(r->v[i].path, path) == 0;
-    xfree(path);
     return seen;
 }
 
 /* remove --root: each file state.json names that the search did not
- * already find (most are found: those are not looked at twice). A path
- * that would lead out of the root is left alone, with one warning. */
+ * already find (most are found: those are not looked at twice; an older
+ * nccl-init wrote the root's paths under --root . as they were found,
+ * relative). A path that would lead out of the root is left alone: one
+ * warning, and remove's exit 1, since a block may be left there. */
 static void remove_state_paths(struct sink_report *r, const struct sink_options *o,
                                const struct state_paths *sp)
 {
     for (size_t i = 0; i < sp->n; i++) {
-        char *inside = state_path_inside(o->root, sp->v[i].path);
-        if (inside && !reported(r, o, inside))
-            remove_state_path(r, o, &sp->v[i], inside);
-        else if (!inside)
-            log_warn("sink %s: %s: named in state.json, not a path inside --root %s; left alone",
-                     sp->v[i].sink, sp->v[i].path, o->root);
+        const struct state_path *p = &sp->v[i];
+        char *inside = state_path_inside(o->root, p->path), *path = NULL;
+        size_t rl;
+        if (inside)
+            path = rooted(o, inside, &rl);
+        if (inside && !reported(r, path)) {
+            remove_state_path(r, o, p, inside);
+        } else if (!inside && !reported(r, p->path)) {
+            struct buf why = { 0 };
+            buf_printf(&why, "named in state.json, not a path inside --root %s; left alone",
+                       o->root);
+            left_alone(r, p->sink, p->path, why.data, "not a path inside --root");
+            buf_free(&why);
+        }
+        xfree(path);
         xfree(inside);
     }
 }
@@ -866,7 +946,9 @@ static void state_text(struct buf *b, const struct envset *s, const struct sink_
         buf_str(b, i ? ",\n    {\"sink\": \"" : "\n    {\"sink\": \"");
         buf_str(b, r->v[i].sink);
         buf_str(b, "\", \"path\": ");
-        json_string(b, r->v[i].path + root_len_in(r->v[i].path, root));
+        char *inside = seen_inside(r->v[i].path, root);
+        json_string(b, inside);
+        xfree(inside);
         buf_str(b, ", \"outcome\": \"");
         buf_str(b, r->v[i].outcome);
         buf_str(b, "\"");

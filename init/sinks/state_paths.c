@@ -97,8 +97,19 @@ char *state_path_inside(const char *root, const char *path)
 {
     char *r = path_join(root, "."); /* the root as path_join wrote it */
     size_t n = strlen(r);
-    if (!(n == 1 && r[0] == '/') && strncmp(path, r, n) == 0 && path[n] == '/')
+    /* A root that collapses to "." (--root .): an older nccl-init wrote
+     * its paths as found there, relative ("etc/environment"). */
+    char *abs = NULL;
+    if (strcmp(r, ".") == 0 && path[0] != '/') {
+        abs = xmalloc(strlen(path) + 2); /* "/" in front, nothing collapsed */
+        abs[0] = '/';
+        strcpy(abs + 1, path);
+        path = abs;
+    }
+    else if (!(n == 1 && r[0] == '/') && strncmp(path, r, n) == 0 && path[n] == '/')
         path += n;
     xfree(r);
-    return clean(path) ? xstrdup(path) : NULL;
+    char *inside = clean(path) ? xstrdup(path) : NULL;
+    xfree(abs);
+    return inside;
 }

@@ -28,7 +28,9 @@ void state_paths_free(struct state_paths *p);
 
 /* path as seen inside root: state.json under --root records it so; one
  * written by an older nccl-init has root's prefix in front (as root_len_in
- * in sinks.c finds it), which is taken off. NULL unless the result is
+ * in sinks.c finds it), which is taken off, and under a root that
+ * collapses to "." (--root .) a relative one gets "/" in front. NULL
+ * unless the result is
  * absolute and clean: no empty, "." or ".." component, shorter than
  * PATH_MAX. */
 char *state_path_inside(const char *root, const char *path);

@@ -319,7 +319,8 @@ static void block_find_and_insert(void **state)
 
 /* pam_env_scan against Linux-PAM 1.5.2's _assemble_line: BUF_SIZE 8192,
  * a line of 8190 bytes and its newline read, one more stops it; a NUL
- * stops it; a '\' joins lines (comments and blank lines between are
+ * stops it (but for one past the first byte of a last line without a
+ * newline); a '\' joins lines (comments and blank lines between are
  * skipped); a last line still joined is dropped. */
 static void pam_env_reading(void **state)
 {
@@ -352,7 +353,18 @@ static void pam_env_reading(void **state)
     /* a NUL byte */
     assert_false(pam_env_scan("A=1\nB=\0\nC=3\n", 12, SIZE_MAX, &st));
     assert_int_equal(st.line, 2);
+    assert_int_equal(st.len, 3);
     assert_contains(st.why, "NUL");
+    /* ... but in a last line without a newline (fgets reached the end of
+     * the file: feof) only one as its first byte stops it; a later one
+     * ends the line, which is read up to it */
+    assert_true(pam_env_scan("A=1\nB=2\0x", 9, SIZE_MAX, &st));
+    assert_false(pam_env_scan("A=1\n\0x", 6, SIZE_MAX, &st));
+    assert_int_equal(st.line, 2);
+    assert_contains(st.why, "NUL");
+    assert_false(pam_env_scan("A=1\nB=\\\0x", 8, SIZE_MAX, &st));
+    assert_int_equal(st.at, 4);
+    assert_contains(st.why, "ends in a backslash and the file ends");
     /* a continuation: the block's place after it is joined; at the end of
      * the file it is dropped, and the block goes where it starts */
     const char *c = "A=1\nB=a\\\n# c\n\nb\nC=\\  \n";
@@ -360,7 +372,10 @@ static void pam_env_reading(void **state)
     assert_true(st.joined); /* the comment line, inside B's continuation */
     assert_int_equal(st.at, 16);
     assert_int_equal(st.line, 6);
+    assert_int_equal(st.len, 5); /* "C=\\  ", without its newline */
     assert_contains(st.why, "ends in a backslash and the file ends");
+    assert_false(pam_env_scan("A=1\nB=2\\\n", 9, SIZE_MAX, &st));
+    assert_int_equal(st.len, 4);
     assert_true(pam_env_scan(c, 16, SIZE_MAX, &st));
     /* a '\' after '#' is a comment's, and a "\r" keeps the '\' from the end */
     assert_true(pam_env_scan("A=1 # x\\\nB=a\\\r\n", 15, SIZE_MAX, &st));
@@ -374,6 +389,7 @@ static void pam_env_reading(void **state)
     f[9003] = '\0';
     assert_false(pam_env_scan(f, 9003, SIZE_MAX, &st));
     assert_int_equal(st.at, 0);
+    assert_int_equal(st.len, 9002); /* both lines, but the last newline */
     assert_contains(st.why, "the lines a backslash joins");
 }
 

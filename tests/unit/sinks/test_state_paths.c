@@ -76,6 +76,15 @@ static void paths_stay_inside(void **state)
     check_inside("/r", "etc/environment", NULL);
     check_inside("/r", "", NULL);
     check_inside("/", "/etc/nccl.conf", "/etc/nccl.conf");
+    /* --root . (or a root that collapses to it): as a current binary
+     * writes them, and relative, as an older one wrote them; still clean */
+    check_inside(".", "/etc/environment", "/etc/environment");
+    check_inside(".", "etc/environment", "/etc/environment");
+    check_inside("a/..", "etc/nccl.conf", "/etc/nccl.conf");
+    check_inside(".", "a/../../etc/passwd", NULL);
+    check_inside(".", "../etc/passwd", NULL);
+    check_inside(".", "./etc/passwd", NULL);
+    check_inside(".", "a//b", NULL);
 }
 
 int main(void)
