@@ -159,17 +159,72 @@ stage_between() {
     run --separate-stderr env NCCL_INIT_CLEANUP=3 NCCL_INIT_GRACE=2.5 "$NI" --sinks none -- touch "$TMP/started"
     assert_failure 2
     assert_equal "$stderr" "nccl-init: error: NCCL_INIT_CLEANUP=3: the cleanup window must be shorter than the grace of 2500 ms, or 0 for no cleanup stage"
-    run --separate-stderr "$NI" --sinks none --cleanup soon -- touch "$TMP/started"
-    assert_failure 2
-    assert_equal "$stderr" "nccl-init: error: cleanup soon: expected seconds, up to 86400"
-    run --separate-stderr env NCCL_INIT_CLEANUP=-1 "$NI" --sinks none -- touch "$TMP/started"
-    assert_failure 2
-    assert_equal "$stderr" "nccl-init: error: cleanup -1: expected seconds, up to 86400"
     [ ! -e "$TMP/started" ]
     # 0 is allowed with any grace, 0 included
     run --separate-stderr "$NI" -q --sinks none --grace 0 --cleanup 0 -- true
     assert_success
     run --separate-stderr "$NI" -q --sinks none --grace 0 -- true
+    assert_success
+}
+
+# Each bad value is one line naming where it came from, exit 2, nothing
+# started: no digit at all, a sign, a unit, over a day, and a value above 0
+# that would round to 0 ms (which would switch the stage off, or make the
+# grace 0).
+@test "a bad --grace, --cleanup, NCCL_INIT_GRACE or NCCL_INIT_CLEANUP names its origin, exit 2" {
+    local v
+    for v in . "" -1 soon 2s 86401 0.0004; do
+        run --separate-stderr "$NI" --sinks none --cleanup "$v" -- touch "$TMP/started"
+        assert_failure 2
+        run --separate-stderr "$NI" --sinks none "--grace=$v" -- touch "$TMP/started"
+        assert_failure 2
+        [ -z "$v" ] && continue # an empty variable is an unset one
+        run --separate-stderr env NCCL_INIT_CLEANUP="$v" "$NI" --sinks none -- touch "$TMP/started"
+        assert_failure 2
+        run --separate-stderr env NCCL_INIT_GRACE="$v" "$NI" --sinks none -- touch "$TMP/started"
+        assert_failure 2
+    done
+    [ ! -e "$TMP/started" ]
+    run --separate-stderr "$NI" --sinks none --cleanup . -- true
+    assert_equal "$stderr" "nccl-init: error: --cleanup .: expected seconds, up to 86400"
+    run --separate-stderr "$NI" --sinks none --grace soon -- true
+    assert_equal "$stderr" "nccl-init: error: --grace soon: expected seconds, up to 86400"
+    run --separate-stderr env NCCL_INIT_CLEANUP=-1 "$NI" --sinks none -- true
+    assert_equal "$stderr" "nccl-init: error: NCCL_INIT_CLEANUP=-1: expected seconds, up to 86400"
+    run --separate-stderr env NCCL_INIT_GRACE=2s "$NI" --sinks none -- true
+    assert_equal "$stderr" "nccl-init: error: NCCL_INIT_GRACE=2s: expected seconds, up to 86400"
+    run --separate-stderr "$NI" --sinks none --cleanup 0.0009 -- true
+    assert_equal "$stderr" "nccl-init: error: --cleanup 0.0009: under 1 ms, which would be 0; give 0, or at least 0.001"
+    run --separate-stderr env NCCL_INIT_GRACE=0.0001 "$NI" --sinks none -- true
+    assert_equal "$stderr" "nccl-init: error: NCCL_INIT_GRACE=0.0001: under 1 ms, which would be 0; give 0, or at least 0.001"
+    # what stays valid: a bare fraction, a trailing point, zeros, 1 ms
+    run --separate-stderr "$NI" -q --sinks none --grace .5 --cleanup 0.000 -- true
+    assert_success
+    run --separate-stderr "$NI" -q --sinks none --grace 3. --cleanup 0.001 -- true
+    assert_success
+    run --separate-stderr "$NI" -q --sinks none --grace 0.0 -- true
+    assert_success
+}
+
+# The stop's variables are run mode's: a verb run by docker exec in a
+# container whose environment has a bad one still works; the option wins
+# over its variable, which is then not read.
+@test "verbs that run no command ignore NCCL_INIT_GRACE and NCCL_INIT_CLEANUP" {
+    local bad=(env NCCL_INIT_GRACE=soon NCCL_INIT_CLEANUP=-1)
+    run --separate-stderr "${bad[@]}" "$NI" check --profile-dir "$PROFILES" none
+    assert_success
+    run --separate-stderr "${bad[@]}" "$NI" detect --profile-dir "$PROFILES"
+    assert_success
+    run --separate-stderr "${bad[@]}" "$NI" version
+    assert_success
+    run --separate-stderr "${bad[@]}" "$NI" --help
+    assert_success
+    run --separate-stderr "$NI" verify --root "$TMP"
+    local want=$stderr want_status=$status
+    run --separate-stderr "${bad[@]}" "$NI" verify --root "$TMP"
+    assert_equal "$status" "$want_status"
+    assert_equal "$stderr" "$want"
+    run --separate-stderr "${bad[@]}" "$NI" -q --sinks none --grace 1 --cleanup 0.5 -- true
     assert_success
 }
 
