@@ -22,6 +22,10 @@ setup() {
 }
 
 teardown() {
+    # A test that stops nccl-init (SIGSTOP) and fails leaves it behind.
+    if [ -n "${STOPPED_INIT:-}" ]; then
+        kill -KILL "$STOPPED_INIT" 2>/dev/null || true
+    fi
     rm -rf "$TMP"
 }
 
@@ -213,6 +217,67 @@ while True: time.sleep(1)" "$0"' stop_sh --grace 8 --cleanup 4
     [ "$status" -eq 3 ]
     [[ "$stderr" =~ "stop: ended by the main child's own exit after "[0-9]+" ms; the rest of the tree was empty at "[0-9]+" ms; the cleanup stage at "[0-9]+" ms found no process to SIGTERM" ]]
     [[ "$stderr" != *"ended at the cleanup stage"* ]]
+}
+
+# proc_state PID: the state letter of /proc/PID/stat (R, S, T, Z...).
+proc_state() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    echo "${stat%% *}"
+}
+
+# Waits up to 30 s for process $1 to be in state $2.
+wait_state() {
+    local i
+    for ((i = 0; i < 3000; i++)); do
+        [ "$(proc_state "$1")" = "$2" ] && return 0
+        sleep 0.01
+    done
+    echo "process $1 is in state '$(proc_state "$1")', not $2, after 30 s" >&2
+    return 1
+}
+
+# The SIGKILL's end is logged only when it reached a process. A second stop
+# signal read together with the exit of the main child (a zombie the loop
+# has yet to reap) kills nothing: nccl-init is stopped (SIGSTOP) while the
+# main child exits, then gets the second SIGTERM and SIGCONT, and reads
+# both at once. The status is the main child's, with no warning, and the
+# line must agree.
+@test "a second stop signal that reaches nothing living is not logged as the SIGKILL's end (subreaper)" {
+    # shellcheck disable=SC2016 # $0 is the inner shell's
+    "$NI" --sinks none --grace 60 -- python3 -c '
+import os, signal, sys, time
+def on_term(*a):
+    open(sys.argv[1] + ".term", "w").close()
+    while not os.path.exists(sys.argv[1] + ".go"):
+        time.sleep(0.01)
+    sys.exit(7)
+signal.signal(signal.SIGTERM, on_term)
+open(sys.argv[1], "w").close()
+while True:
+    time.sleep(1)' "$TMP/ready" >/dev/null 2>"$TMP/err" &
+    local pid=$! child
+    STOPPED_INIT=$pid
+    wait_ready "$TMP/ready" "$pid"
+    child=$(cat "/proc/$pid/task/$pid/children")
+    child=${child%% *} # the file is "PID " with no newline
+    kill -TERM "$pid"
+    wait_ready "$TMP/ready.term" "$pid"
+    kill -STOP "$pid"
+    wait_state "$pid" T
+    touch "$TMP/ready.go"
+    wait_state "$child" Z
+    kill -TERM "$pid"
+    kill -CONT "$pid"
+    status=0
+    wait "$pid" || status=$?
+    STOPPED_INIT=
+    cat "$TMP/err"
+    [ "$status" -eq 7 ]
+    run ! grep -q "killed" "$TMP/err"
+    run ! grep -q "ended by SIGKILL" "$TMP/err"
+    grep -Eq "stop: ended by the main child's own exit after [0-9]+ ms" "$TMP/err"
 }
 
 @test "a cleanup window not shorter than the grace exits 2 with one line and starts nothing" {
