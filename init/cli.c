@@ -121,20 +121,27 @@ static void parse_rewrite(struct options *o, const char *arg)
     o->stop.rewrite[f] = (signed char)t;
 }
 
-/* "8", "0.5", "2.25" seconds -> milliseconds; what names the setting in
- * the error. */
-static unsigned parse_seconds(const char *arg, const char *what)
+/* "8", "0.5", ".25", "2." seconds -> milliseconds, at most 86400 s; from
+ * says where the value came from ("--grace ", "NCCL_INIT_GRACE="). At least
+ * one digit; a value above 0 that would be 0 ms is refused rather than
+ * rounded, as 0 would make the grace 0 or switch the cleanup stage off. */
+static unsigned parse_seconds(const char *arg, const char *from)
 {
     unsigned long long ms = 0;
+    bool digits = false, nonzero = false;
     const char *s = arg;
-    for (; *s >= '0' && *s <= '9' && ms < 100000000; s++)
+    for (; *s >= '0' && *s <= '9' && ms < 100000000; s++, digits = true)
         ms = ms * 10 + (unsigned)(*s - '0');
     ms *= 1000;
     if (*s == '.')
-        for (unsigned scale = 100; *++s >= '0' && *s <= '9'; scale /= 10)
+        for (unsigned scale = 100; *++s >= '0' && *s <= '9'; scale /= 10, digits = true) {
             ms += (unsigned)(*s - '0') * scale;
-    if (*s || s == arg || ms > 86400000ULL)
-        die(EXIT_USAGE, "%s %s: expected seconds, up to 86400", what, arg);
+            nonzero = nonzero || *s != '0';
+        }
+    if (*s || !digits || ms > 86400000ULL)
+        die(EXIT_USAGE, "%s%s: expected seconds, up to 86400", from, arg);
+    if (ms == 0 && nonzero)
+        die(EXIT_USAGE, "%s%s: under 1 ms, which would be 0; give 0, or at least 0.001", from, arg);
     return (unsigned)ms;
 }
 
@@ -182,9 +189,12 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
         break;
     }
     case O_REWRITE: parse_rewrite(o, arg); break;
-    case O_GRACE: o->stop.grace_ms = parse_seconds(arg, "grace"); break;
+    case O_GRACE:
+        o->stop.grace_ms = parse_seconds(arg, "--grace ");
+        o->grace_given = true;
+        break;
     case O_CLEANUP:
-        o->stop.cleanup_ms = parse_seconds(arg, "cleanup");
+        o->stop.cleanup_ms = parse_seconds(arg, "--cleanup ");
         o->cleanup_from = "--cleanup ";
         o->cleanup_text = arg;
         break;
@@ -242,24 +252,34 @@ static int parse_verb(int argc, char **argv, struct options *o)
 }
 
 /* An image's ENTRYPOINT ends in "--", so a pod's args cannot carry
- * options: the grace and the log level can come from the environment. */
-static void parse_environment(struct options *o)
+ * options: the log level, and for run mode the stop's times, can come from
+ * the environment. The log level is read first, so that -v and -q move
+ * from it. */
+static void parse_log_environment(void)
 {
-    const char *grace = getenv("NCCL_INIT_GRACE");
-    if (grace && *grace)
-        o->stop.grace_ms = parse_seconds(grace, "grace");
-    const char *cleanup = getenv("NCCL_INIT_CLEANUP");
-    if (cleanup && *cleanup) {
-        o->stop.cleanup_ms = parse_seconds(cleanup, "cleanup");
-        o->cleanup_from = "NCCL_INIT_CLEANUP=";
-        o->cleanup_text = cleanup;
-    }
     const char *lvl = getenv("NCCL_INIT_LOG");
     if (lvl && *lvl) {
         int l = log_level_parse(lvl);
         if (l < 0)
             die(EXIT_USAGE, "NCCL_INIT_LOG=%s: expected error, warn, info or debug", lvl);
         log_level = l;
+    }
+}
+
+/* The stop's times, read after the options (an option wins, and its
+ * variable is then not read) and by run mode alone: a verb run by docker
+ * exec shares the container's environment and has no stop, so a bad value
+ * there must not break it. */
+static void parse_stop_environment(struct options *o)
+{
+    const char *grace = getenv("NCCL_INIT_GRACE");
+    if (grace && *grace && !o->grace_given)
+        o->stop.grace_ms = parse_seconds(grace, "NCCL_INIT_GRACE=");
+    const char *cleanup = getenv("NCCL_INIT_CLEANUP");
+    if (cleanup && *cleanup && !o->cleanup_from) {
+        o->stop.cleanup_ms = parse_seconds(cleanup, "NCCL_INIT_CLEANUP=");
+        o->cleanup_from = "NCCL_INIT_CLEANUP=";
+        o->cleanup_text = cleanup;
     }
 }
 
@@ -376,8 +396,10 @@ void cli_parse(int argc, char **argv, struct options *o)
     o->sinks = SINK_ALL;
     stop_policy_init(&o->stop);
     int i = parse_verb(argc, argv, o);
-    parse_environment(o);
+    parse_log_environment();
     parse_arguments(o, argc, argv, i);
+    if (o->verb == VERB_RUN)
+        parse_stop_environment(o);
     if (o->verb != VERB_HELP && o->verb != VERB_VERSION)
         check_complete(o);
     if (o->verb == VERB_RUN)

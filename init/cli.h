@@ -29,6 +29,7 @@ struct options {
     const char **python; /* --python interpreters (run, install) */
     size_t npython;
     struct stop_policy stop; /* --signal-group, --rewrite, --grace, --cleanup, --kill-exit-code */
+    bool grace_given;        /* --grace was given: NCCL_INIT_GRACE is not read */
     const char *cleanup_from, *cleanup_text; /* "--cleanup " or "NCCL_INIT_CLEANUP=", and the
                                                 value: for the error when it is too long */
     bool json, all;          /* json: check, verify, detect; all: render, verify */

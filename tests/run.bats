@@ -313,7 +313,7 @@ sink_state() {
     [[ "$stderr" == *"the grace time of 300 ms is over: killed"* ]]
     run --separate-stderr env NCCL_INIT_GRACE=soon "$NI" --sinks none -- true
     assert_failure 2
-    assert_equal "$stderr" "nccl-init: error: grace soon: expected seconds, up to 86400"
+    assert_equal "$stderr" "nccl-init: error: NCCL_INIT_GRACE=soon: expected seconds, up to 86400"
 }
 
 @test "a value over 1023 bytes stops the start when the nccl-conf sink is on, and only then" {

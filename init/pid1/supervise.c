@@ -23,7 +23,10 @@
  * tree sends, and without the stage both would be killed mid-cleanup. A
  * server whose own shutdown ends before the stage never sees it. The main
  * process is left out: it has had its stop signal, and a second one could
- * cut its own shutdown short.
+ * cut its own shutdown short. When the main process exits after the stage,
+ * what it forked since gets its SIGTERM then, and nothing gets a second:
+ * the two passes split the tree at a clock tick of the processes' start
+ * times (tick_boundary()).
  *
  * --signal-group keeps the older whole-group stop for trees that need it. */
 #include "pid1/supervise.h"
@@ -79,12 +82,20 @@ struct state {
     long long deadline;   /* STOPPING: the end of the grace */
     long long next_pass;  /* KILLING: when to look for survivors again */
     long long child_gone; /* when the main child was reaped */
-    long long told_at;    /* when the rest of the tree got its SIGTERM */
+    long long told_at;    /* when the rest of the tree last got a SIGTERM pass */
+    long long stage_at;   /* when the cleanup stage's pass ended */
     long long kill_at;    /* when KILLING began */
+    long stage_n;         /* processes the cleanup stage's SIGTERM reached; -errno: no /proc */
+    /* A SIGTERM pass while the main child lived (the cleanup stage, or -g at
+     * the stop signal) reached the processes started before this clock tick
+     * (tick_boundary()); the pass at the main child's exit takes those
+     * started at or after it. 0: no such pass, the exit's takes them all. */
+    unsigned long long told_before;
     unsigned stops;       /* stop signals received */
     bool by_signal;       /* the grace started at a stop signal, not at the main child's exit */
-    bool rest_told;       /* the rest of the tree has had its SIGTERM */
-    bool by_cleanup;      /* ... at the cleanup stage, the main child still alive */
+    bool staged;          /* the cleanup stage has come */
+    bool exit_told;       /* the pass at the main child's exit has run */
+    bool by_cleanup;      /* the cleanup stage SIGTERMed at least one process */
     bool cut_short;       /* KILLING began at a second stop signal, not the deadline */
     long killed;          /* processes the first SIGKILL reached; -1: unknown */
 };
@@ -128,22 +139,54 @@ static void start_grace(struct state *st, const struct stop_policy *p, bool by_s
     st->cleanup_at = cleanup ? st->deadline - cleanup : -1;
 }
 
+/* The clock tick that splits the tree between a SIGTERM pass now and the
+ * one at the main child's exit, so that each process gets one of the two.
+ * starttime (field 22 of /proc/PID/stat) is the fork's CLOCK_BOOTTIME in
+ * clock ticks, recorded just before the kernel makes the new process
+ * visible (copy_process() in kernel/fork.c). Returning only once the tick
+ * after the boundary has begun (at most two ticks: 20 ms at 100 Hz) means
+ * that a process started before the boundary has had a whole tick to
+ * appear in /proc when the walk begins, and one started after the walk
+ * began has a starttime at or past it. */
+static unsigned long long tick_boundary(void)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    unsigned long long tick = 1000000000ULL / (unsigned long long)(hz > 0 ? hz : 100);
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    unsigned long long boundary =
+        ((unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec) / tick + 1;
+    unsigned long long wake = (boundary + 1) * tick;
+    struct timespec until = { (time_t)(wake / 1000000000ULL), (long)(wake % 1000000000ULL) };
+    while (clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &until, NULL) == EINTR)
+        ;
+    return boundary;
+}
+
 /* SIGTERM to the rest of the tree, then SIGCONT to whatever is stopped so
- * that it can act on it. With the main child alive it is left out, having
- * had the stop signal itself: at the cleanup stage the main child alone,
- * under --signal-group its whole group, which had the signal too. */
-static void stop_rest(struct state *st, const struct stop_policy *p, const char *when)
+ * that it can act on it; returns how many got the SIGTERM, or -errno. With
+ * the main child alive it is left out, having had the stop signal itself
+ * (at the cleanup stage the main child alone, under --signal-group its
+ * whole group, which had the signal too), and the pass takes what started
+ * before a tick boundary. Once the main child is gone, what an earlier pass
+ * did not take. */
+static long stop_rest(struct state *st, const struct stop_policy *p, const char *when)
 {
     struct tree_filter f = { 0 };
     if (st->child && p->signal_group)
         f.skip_pgid = st->child;
     else if (st->child)
         f.skip_pid = st->child;
+    if (st->child)
+        f.born_before = tick_boundary();
+    else
+        f.born_from = st->told_before;
     long n = tree_signal(SIGTERM, &f);
     f.stopped_only = true;
     tree_signal(SIGCONT, &f);
-    st->rest_told = true;
     st->told_at = now_ms();
+    if (st->child && n >= 0)
+        st->told_before = f.born_before;
     if (n < 0)
         log_warn("cannot read /proc: %s; %s", strerror((int)-n),
                  st->self == 1 && !st->child ? "SIGTERM went to every process through kill(-1)"
@@ -151,6 +194,7 @@ static void stop_rest(struct state *st, const struct stop_policy *p, const char 
     else
         log_debug("stopping at %s: SIGTERM to %ld more process%s, %lld ms into the grace of %u ms",
                   when, n, plural(n), st->told_at - st->start, p->grace_ms);
+    return n;
 }
 
 /* One SIGKILL pass over what is left. As a subreaper without /proc the
@@ -224,7 +268,7 @@ static void on_signal(struct state *st, const struct stop_policy *p,
     if (!stop)
         return;
     start_grace(st, p, true);
-    if (p->signal_group && st->child && !st->rest_told)
+    if (p->signal_group && st->child)
         stop_rest(st, p, "the stop signal (--signal-group)");
 }
 
@@ -258,6 +302,14 @@ static enum reaped reap(struct state *st)
     return MORE_ZOMBIES;
 }
 
+/* Whether the cleanup stage is still to come: the main child runs, and no
+ * pass has reached the rest of the tree yet. */
+static bool stage_due(const struct state *st)
+{
+    return st->phase == STOPPING && st->child && !st->staged && !st->told_before &&
+           st->cleanup_at >= 0;
+}
+
 /* How long poll may wait: until the next deadline, or not at all. */
 static int poll_timeout(const struct state *st, bool more)
 {
@@ -265,23 +317,41 @@ static int poll_timeout(const struct state *st, bool more)
         return 0;
     long long until = st->phase == KILLING    ? st->next_pass
                       : st->phase != STOPPING ? -1
-                      : !st->rest_told && st->cleanup_at >= 0 ? st->cleanup_at
-                                                               : st->deadline;
+                      : stage_due(st)          ? st->cleanup_at
+                                               : st->deadline;
     if (until < 0)
         return -1;
     long long left = until - now_ms();
     return left <= 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
 }
 
+/* How the cleanup window in effect was chosen, for the log. The cap is
+ * DEFAULT_CLEANUP_MS. */
+static const char *window_kind(const struct stop_policy *p)
+{
+    if (p->cleanup_ms >= 0)
+        return "as set";
+    return p->grace_ms / 4 < DEFAULT_CLEANUP_MS ? "the default, a quarter of the grace"
+                                                : "the default, at most 2 s";
+}
+
 static void on_clock(struct state *st, const struct stop_policy *p)
 {
-    long long now = now_ms();
     /* The cleanup stage: only a main child that still runs is left to wait
      * on, and the window before the deadline is what the rest has left. */
-    if (st->phase == STOPPING && !st->rest_told && st->cleanup_at >= 0 && now >= st->cleanup_at) {
-        st->by_cleanup = true;
-        stop_rest(st, p, "the cleanup stage");
+    if (stage_due(st) && now_ms() >= st->cleanup_at) {
+        char when[112];
+        struct buf b = BUF_FIXED(when);
+        buf_printf(&b, "the cleanup stage (a window of %u ms: %s)", stop_cleanup_ms(p),
+                   window_kind(p));
+        st->staged = true;
+        st->stage_n = stop_rest(st, p, when);
+        st->stage_at = st->told_at;
+        /* Credited in the log only when it reached a process: with /proc
+         * unreadable and the main child to leave out it sent nothing. */
+        st->by_cleanup = st->stage_n > 0;
     }
+    long long now = now_ms();
     if (st->phase == STOPPING && now >= st->deadline)
         begin_kill(st, false);
     else if (st->phase == KILLING && now >= st->next_pass)
@@ -318,6 +388,19 @@ static int exit_code(const struct state *st, const struct stop_policy *p)
     return p->kill_exit_code >= 0 ? p->kill_exit_code : code;
 }
 
+/* What the cleanup stage did, for the end of the stop's line. */
+static void describe_stage(const struct state *st, struct buf *b)
+{
+    long long at = st->stage_at - st->start;
+    if (st->by_cleanup)
+        buf_printf(b, "; the cleanup stage SIGTERMed %ld process%s at %lld ms", st->stage_n,
+                   plural(st->stage_n), at);
+    else if (st->staged && st->stage_n == 0)
+        buf_printf(b, "; the cleanup stage at %lld ms found no process to SIGTERM", at);
+    else if (st->staged)
+        buf_printf(b, "; the cleanup stage at %lld ms could not read /proc", at);
+}
+
 /* One line on which stage ended the stop, in ms from its start. A main
  * child that exits by itself, with no stop signal and nothing killed, is
  * the normal end of a batch job: that line is for -v. */
@@ -325,25 +408,27 @@ static void log_stop(const struct state *st, const struct stop_policy *p)
 {
     if (st->phase == RUNNING)
         return;
+    /* As exit_code(): a SIGKILL that reached nothing ended nothing. */
+    bool killed = st->phase == KILLING && st->killed != 0;
     long long end = now_ms() - st->start;
-    int level = st->by_signal || st->phase == KILLING ? LOG_INFO : LOG_DEBUG;
+    int level = st->by_signal || killed ? LOG_INFO : LOG_DEBUG;
     const char *since = st->by_signal ? "the stop signal" : "the main child's exit";
     char stage[96] = "";
     struct buf b = BUF_FIXED(stage);
-    if (st->by_cleanup)
-        buf_printf(&b, "; the cleanup stage SIGTERMed the tree at %lld ms", st->told_at - st->start);
-    if (st->phase == KILLING)
+    describe_stage(st, &b);
+    if (killed)
         log_msg(level, "stop: ended by SIGKILL %s, %lld ms after %s%s",
                 st->cut_short ? "at a second stop signal" : "at the deadline",
                 st->kill_at - st->start, since, stage);
     else if (st->by_cleanup)
-        log_msg(level, "stop: ended at the cleanup stage: the tree got SIGTERM %lld ms after %s, "
-                "%u ms before the deadline; the main child exited at %lld ms, the tree was "
-                "empty at %lld ms", st->told_at - st->start, since, stop_cleanup_ms(p),
-                st->child_gone - st->start, end);
+        log_msg(level, "stop: ended at the cleanup stage: the tree got SIGTERM (%ld process%s) "
+                "%lld ms after %s, %lld ms before the deadline (a window of %u ms: %s); the main "
+                "child exited at %lld ms, the tree was empty at %lld ms", st->stage_n,
+                plural(st->stage_n), st->stage_at - st->start, since, st->deadline - st->stage_at,
+                stop_cleanup_ms(p), window_kind(p), st->child_gone - st->start, end);
     else if (st->by_signal)
         log_msg(level, "stop: ended by the main child's own exit after %lld ms; the rest of the "
-                "tree was empty at %lld ms", st->child_gone - st->start, end);
+                "tree was empty at %lld ms%s", st->child_gone - st->start, end, stage);
     else
         log_msg(level, "the main child exited by itself; the rest of the tree was empty %lld ms "
                 "later", end);
@@ -370,9 +455,11 @@ static void watch(struct state *st, int sfd, const struct stop_policy *p)
         if (st->child == 0 && r == TREE_EMPTY)
             break;
         more = more || r == MORE_ZOMBIES;
-        /* The main child is gone: now, and only now, the rest. */
-        if (st->child == 0 && !st->rest_told && st->phase != KILLING) {
+        /* The main child is gone: now the rest, or what an earlier pass
+         * did not reach. */
+        if (st->child == 0 && !st->exit_told && st->phase != KILLING) {
             start_grace(st, p, false);
+            st->exit_told = true;
             stop_rest(st, p, "the main child's exit");
         }
         on_clock(st, p);
@@ -415,7 +502,7 @@ int supervise(const struct child_spec *c, const struct stop_policy *p)
         log_debug("chdir /: %s", strerror(errno));
 
     struct state st = { .self = self, .child = pid, .phase = RUNNING, .start = -1,
-                        .cleanup_at = -1, .child_gone = -1, .told_at = -1, .kill_at = -1 };
+                        .cleanup_at = -1, .child_gone = -1, .told_at = -1, .stage_at = -1, .kill_at = -1 };
     watch(&st, sfd, p);
     close(sfd);
     int code = exit_code(&st, p);

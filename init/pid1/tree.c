@@ -40,6 +40,10 @@ static bool wanted(const struct proc_stat *st, pid_t self, const struct tree_fil
         return false;
     if (f && f->stopped_only && st->state != 'T')
         return false;
+    if (f && f->born_before && st->start >= f->born_before)
+        return false;
+    if (f && st->start < f->born_from)
+        return false;
     return self == 1 || descends(st->ppid, self);
 }
 

@@ -16,13 +16,18 @@ struct tree_filter {
     pid_t skip_pgid;   /* leave this process group out; 0: none */
     pid_t skip_pid;    /* leave this process out (not its group); 0: none */
     bool stopped_only; /* only processes in the stopped state ('T') */
+    /* Start times, in clock ticks after boot (starttime, field 22 of
+     * /proc/PID/stat): only processes started before born_before (0: any)
+     * and at or after born_from (0: any). */
+    unsigned long long born_before, born_from;
 };
 
 /* Sends sig to every living process of the tree that passes f (NULL: all).
- * Returns how many were signalled, or -errno when /proc could not be read; as
- * PID 1, with no group or process to skip, the signal then still goes to
- * every process through kill(-1, sig). SIGKILL as PID 1 always ends with kill(-1), which
- * also reaches processes forked while /proc was being read. */
+ * Returns how many were signalled, or -errno when /proc could not be read;
+ * as PID 1, with no group or process to skip, the signal then still goes to
+ * every process through kill(-1, sig), whatever their start times. SIGKILL
+ * as PID 1 always ends with kill(-1), which also reaches processes forked
+ * while /proc was being read. */
 long tree_signal(int sig, const struct tree_filter *f);
 
 #endif

@@ -1,17 +1,19 @@
 """A naive Python server tree, stopped under an init: does its worker get the
 SIGTERM it needs, with time to clean up, before the SIGKILL deadline?
 
-usage: naive_tree.py MODE N [--grace S] [--cleanup-work S] [--init-arg ARG]...
+usage: naive_tree.py MODE N [--grace S] [--cleanup S] [--cleanup-work S] [--init-arg ARG]...
        naive_tree.py serve DIR CLEANUP_WORK
   MODE   pid1 (the init is PID 1 of a new PID namespace, via unshare) or
          subreaper (the init runs directly)
   N      stops, all at once
-  --grace         the init's --grace (default 12 s: long enough that the
-                  stop's end, a window of at most 2 s before it, is far from
-                  the deadline on a loaded machine)
+  --grace         the init's --grace (default 12 s)
+  --cleanup       the init's --cleanup (default 5 s: the stage at 7 s, and the
+                  stop's end nearly 5 s before the deadline, which a loaded
+                  machine does not eat; 0: no stage)
   --cleanup-work  how long the worker's cleanup takes after its SIGTERM (0.2 s)
-  --init-arg      one more nccl-init option (repeatable), e.g. --init-arg=--cleanup=0
-The init is $NI --sinks none --grace S [--init-arg...] --, logging at info.
+  --init-arg      one more nccl-init option (repeatable), e.g. --init-arg=-v
+The init is $NI --sinks none --grace S --cleanup S [--init-arg...] --, logging
+at info.
 
 The tree is the one nothing but a staged stop cleans up:
 - the main process handles SIGTERM by exiting (sys.exit(0), as a server
@@ -30,7 +32,7 @@ deadline: the cleanup never happens and the status is 137.
 
 Prints "ok: ..." and exits 0 when every stop cleaned up, exited 0 (the main
 process's own status), with the main process stopped exactly once, the
-init's log naming the cleanup stage, and the init gone at least a second
+init's log naming the cleanup stage, and the init gone at least MARGIN (2 s)
 before the deadline; otherwise the counts and the first failing stop, exit 1.
 """
 import multiprocessing
@@ -42,10 +44,11 @@ import time
 
 UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
 GRACE = 12.0
+CLEANUP = 5.0
 CLEANUP_WORK = 0.2
 LIFETIME = 120      # no process of the tree outlives this, whatever happens
 READY_TIMEOUT = 30
-MARGIN = 1.0        # the init must be gone this long before the deadline
+MARGIN = 2.0        # the init must be gone this long before the deadline
 
 
 def note(path, text):
@@ -210,10 +213,12 @@ def main():
     ap.add_argument("mode", choices=("pid1", "subreaper"))
     ap.add_argument("n", type=int)
     ap.add_argument("--grace", type=float, default=GRACE)
+    ap.add_argument("--cleanup", type=float, default=CLEANUP)
     ap.add_argument("--cleanup-work", type=float, default=CLEANUP_WORK)
     ap.add_argument("--init-arg", action="append", default=[])
     a = ap.parse_args()
-    init = [os.environ["NI"], "--sinks", "none", "--grace", str(a.grace), *a.init_arg, "--"]
+    init = [os.environ["NI"], "--sinks", "none", "--grace", str(a.grace), "--cleanup",
+            str(a.cleanup), *a.init_arg, "--"]
     with tempfile.TemporaryDirectory(prefix="naive-tree-") as tmp:
         def one(i):
             work = os.path.join(tmp, str(i))
@@ -225,10 +230,10 @@ def main():
     secs = [r["secs"] for r in results if r["secs"] is not None]
     terms = [r["term_at"] for r in results if r["term_at"] is not None]
     line = ("naive %s: cleaned up in time %d/%d, exit %s, worker SIGTERM at %s s, init gone at %s s "
-            "(median, max), grace %.1f s") % (
+            "(median, max), grace %.1f s, cleanup window %.1f s") % (
         a.mode, good, a.n, "/".join(sorted({str(r["rc"]) for r in results})),
         "%.2f, %.2f" % (statistics.median(terms), max(terms)) if terms else "never",
-        "%.2f, %.2f" % (statistics.median(secs), max(secs)) if secs else "-", a.grace)
+        "%.2f, %.2f" % (statistics.median(secs), max(secs)) if secs else "-", a.grace, a.cleanup)
     if good == a.n:
         print("ok: " + line)
         return
