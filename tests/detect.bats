@@ -8,7 +8,7 @@ FIX=$BATS_TEST_DIRNAME/fixtures
 
 # The reasons of profiles/auto.rules, as detect and the log print them.
 PCIE_REASON="measured on this hardware: 8 RTX PRO 6000 Blackwell on PCIe, no NVSwitch, peer-to-peer over PCIe"
-IOMMU_REASON="8 RTX PRO 6000 Blackwell whose DMA the IOMMU translates: P2P off, since P2P through the IOMMU can hang: a safety setting, no speed value; pass -p pcie-8gpu-iommu to try it"
+IOMMU_REASON="pcie-8gpu was measured on these GPUs with the IOMMU off or in passthrough, not translating; P2P through a translating IOMMU can hang, and pcie-p2p-off turns it off; pass -p pcie-p2p-off to try it"
 UNMEASURED="no rule was measured on this node; pcie-8gpu was measured on 8 RTX PRO 6000 Blackwell on PCIe; pass -p pcie-8gpu to try it"
 
 setup() {
@@ -101,9 +101,10 @@ print("ok")' "$output"
         run --separate-stderr "$NI" render --root "$FIX/$node" --profile-dir "$PROFILES"
         assert_line NCCL_INIT_PROFILE=pcie-8gpu
     done
+    # the measured GPUs with the IOMMU translating were not measured either
     run --separate-stderr "$NI" render --root "$FIX/rtx-pro-6000-8x-iommu-dma" --profile-dir "$PROFILES"
-    assert_line NCCL_INIT_PROFILE=pcie-p2p-off
-    assert_line NCCL_P2P_DISABLE=1
+    assert_line NCCL_INIT_PROFILE=none
+    refute_line --partial NCCL_P2P
 }
 
 @test "without the driver's /proc files: the measured GPUs by PCI id, 10de:2bb5" {
@@ -279,16 +280,16 @@ print("ok")' "$output" "$TMP/none/auto.rules"
     assert_line --regexp "^profile:    pcie-8gpu \(${PCIE_REASON}; .*auto.rules:[0-9]+\)$"
 }
 
-@test "IOMMU translating (DMA, DMA-FQ): pcie-p2p-off, and why" {
+@test "IOMMU translating (DMA, DMA-FQ): none, and why, pcie-p2p-off as the hint" {
     detect rtx-pro-6000-8x-iommu-dma
     assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24 DMA)"
     assert_line "  0000:ab:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 1, iommu group 108 DMA)"
     assert_line "iommu:      dma"
-    assert_line --regexp "^profile:    pcie-p2p-off \(${IOMMU_REASON}; .*auto.rules:[0-9]+\)$"
+    assert_line --regexp "^profile:    none \(${IOMMU_REASON}; .*auto.rules:[0-9]+\)$"
     detect rtx-pro-6000-8x-iommu-dma-fq
     assert_line "  0000:2a:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 35 DMA-FQ)"
     assert_line "iommu:      dma"
-    assert_line --regexp "^profile:    pcie-p2p-off \(${IOMMU_REASON}; "
+    assert_line --regexp "^profile:    none \(${IOMMU_REASON}; "
 }
 
 @test "mixed groups: one translated GPU makes the node dma, visible or not" {
@@ -296,7 +297,7 @@ print("ok")' "$output" "$TMP/none/auto.rules"
     assert_line "  0000:5d:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 59 identity)"
     assert_line "  0000:9a:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 1, iommu group 96 DMA)"
     assert_line "iommu:      dma"
-    assert_line --regexp "^profile:    pcie-p2p-off \("
+    assert_line --regexp "^profile:    none \(${IOMMU_REASON}; "
     # the variables count GPUs without naming them: every GPU found counts
     # (two GPUs are not the measured node: none, with the IOMMU's hint)
     NVIDIA_VISIBLE_DEVICES=0,1 detect rtx-pro-6000-8x-iommu-mixed
@@ -318,7 +319,8 @@ mode, group, typ = sys.argv[2], int(sys.argv[3]), sys.argv[4]
 assert d["iommu"] == mode, d
 dev = d["devices"][0]
 assert dev["bus"] == "0000:18:00.0" and dev["iommu_group"] == group and dev["iommu"] == typ, dev
-assert d["profile"] == ("pcie-p2p-off" if mode == "dma" else "pcie-8gpu"), d
+assert d["profile"] == ("none" if mode == "dma" else "pcie-8gpu"), d
+assert d["hint"] == ("pcie-p2p-off" if mode == "dma" else None), d
 print("ok")' "$output" "$mode" "$group" "$type"
         assert_output ok
     done
@@ -337,21 +339,18 @@ print(" ".join("%d:%s" % (x["iommu_group"], x["iommu"]) for x in d["devices"]))'
     assert_success
     assert_line "  0000:18:00.0   NVIDIA RTX PRO 6000 Blackwell Server Edition (numa 0, iommu group 24)"
     assert_line "iommu:      dma"
-    assert_line --regexp "^profile:    pcie-p2p-off \("
+    assert_line --regexp "^profile:    none \(${IOMMU_REASON}; "
 }
 
-# The one pick not measured is not tuning: P2P off alone, for safety (P2P
-# through a translating IOMMU can hang); pcie-8gpu's speed values, measured
-# with P2P on, are only the hint (pcie-8gpu-iommu).
-@test "auto on a translating node: P2P off and nothing else, pcie-8gpu-iommu the hint; the log says why" {
+# The measured GPUs with a translating IOMMU were not measured: none, no
+# NCCL variable at all (NCCL's own choices, as without nccl-init), and the
+# log says why and names pcie-p2p-off.
+@test "auto on a translating node: none, no NCCL variable, pcie-p2p-off the hint; the log says why" {
     run --separate-stderr "$NI" render --root "$FIX/rtx-pro-6000-8x-iommu-dma" --profile-dir "$PROFILES"
     assert_success
-    assert_line NCCL_INIT_PROFILE=pcie-p2p-off
-    assert_line NCCL_P2P_DISABLE=1
-    [ "$(grep -c '^NCCL_' <<<"$output" | tr -d ' ')" = 3 ] # with NCCL_INIT_PROFILE and _DIGEST
-    refute_line --partial NCCL_PROTO
-    refute_line --partial NCCL_P2P_LEVEL
-    [[ "$stderr" == *"nccl-init: auto: 8 GPUs NVIDIA RTX PRO 6000 Blackwell Server Edition, 0 NVSwitches: pcie-p2p-off (${IOMMU_REASON})"* ]]
+    assert_line NCCL_INIT_PROFILE=none
+    [ "$(grep -c '^NCCL_' <<<"$output" | tr -d ' ')" = 2 ] # NCCL_INIT_PROFILE and _DIGEST
+    [[ "$stderr" == *"nccl-init: auto: 8 GPUs NVIDIA RTX PRO 6000 Blackwell Server Edition, 0 NVSwitches: none (${IOMMU_REASON})"* ]]
     # auto's choice sets no level: no warning about one
     [[ "$stderr" != *"warning: NCCL_P2P"* ]]
 }

@@ -301,6 +301,24 @@ EOF
     [[ "$stderr" == *"nccl-init created it, but it is now $(id -u nobody):$(id -g nobody), mode 0644"* ]]
 }
 
+# The same on the host, without --root: NCCL_CONF_FILE names the file as it
+# is (a start and a remove of the nccl-conf sink alone, the sandbox's /etc
+# untouched).
+@test "NCCL_CONF_FILE in a sticky directory, without --root: another user's file with a made block is not deleted" {
+    chmod 0755 "$TMP"
+    mkdir -m 1777 "$TMP/sticky"
+    local f=$TMP/sticky/nccl.conf
+    NCCL_CONF_FILE=$f start --sinks nccl-conf
+    grep -qx "$MADE" "$f"
+    cp "$f" "$TMP/copy"
+    rm "$f"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'umask 022; cat >"$1"' sh "$f" <"$TMP/copy"
+    run --separate-stderr env NCCL_CONF_FILE="$f" "$NI" remove
+    assert_success
+    assert_equal "$(stat -c '%s %U' "$f")" '0 nobody'
+    [[ "$stderr" == *"sink nccl-conf: $f: nccl-init created it, but it is now $(id -u nobody):$(id -g nobody), mode 0644"* ]]
+}
+
 @test "a symlink at a target, or in its path, is refused and nothing behind it touched, exit 1" {
     start --root "$R" --sinks etc-environment,record
     mv "$R/etc/environment" "$TMP/environment"

@@ -372,9 +372,9 @@ p2p_warnings() { grep -c 'warning: NCCL_P2P_LEVEL=' <<<"$stderr" || true; }
     run --separate-stderr "$NI" --root "$TMP/root" --sinks none -p "$TMP/pxb.env" -- true
     assert_success
     assert_equal "$(p2p_warnings)" 0
-    run --separate-stderr "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -- printenv NCCL_P2P_DISABLE
+    run --separate-stderr "$NI" --root "$TMP/root" --sinks none --profile-dir "$PROFILES" -- printenv NCCL_INIT_PROFILE
     assert_success
-    assert_output 1
+    assert_output none
     assert_equal "$(p2p_warnings)" 0
 }
 
