@@ -141,18 +141,26 @@ plugin: $(BUILD)/libnccl-env.so
 # The same sources under the host gcc with ASan+UBSan (glibc, Debian's libcap).
 # The init keeps its start-up data until it exits, by design: no leak checks
 # for the CLI binary (tests/helpers/asan-options.c); the unit tests keep them.
-$(BUILD)/san/nccl-init: $(SRCS) $(HDRS) tests/helpers/asan-options.c | $(DEPS_STAMP)
+# Each source is compiled once under the sanitizers, for this binary and
+# every unit test (each used to compile all of init/ again: minutes of make
+# test on a 2-core machine).
+SAN_OBJS := $(patsubst init/%.c,$(BUILD)/san/obj/%.o,$(LIB_SRCS))
+
+$(BUILD)/san/obj/%.o: init/%.c $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	gcc $(SAN_CFLAGS) -o $@ $(SRCS) tests/helpers/asan-options.c -lcap
+	gcc $(SAN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/nccl-init: $(BUILD)/san/obj/main.o $(SAN_OBJS) tests/helpers/asan-options.c | $(DEPS_STAMP)
+	gcc $(SAN_CFLAGS) -o $@ $(BUILD)/san/obj/main.o $(SAN_OBJS) tests/helpers/asan-options.c -lcap
 
 sanitize: $(BUILD)/san/nccl-init
 
 # tests/unit/PART/test_MODULE.c tests init/PART/MODULE.c.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*/test_*.c))
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
+$(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	gcc $(SAN_CFLAGS) -Itests/unit -o $@ $< $(LIB_SRCS) -lcmocka -lcap
+	gcc $(SAN_CFLAGS) -Itests/unit -o $@ $< $(SAN_OBJS) -lcmocka -lcap
 
 # tests/unit/plugin/test_MODULE.c tests plugin/MODULE.c, linked with the
 # plugin's sources alone (it takes nothing of init/ but lib/paths.h).

@@ -188,10 +188,11 @@ fixture_gpus() {
         'gpus>=2 numa=2' 'gpus>=2 nvswitches>=1' 'model~blackwell gpus=8'
         'iommu=off' 'iommu=identity' 'iommu=dma' 'iommu=DMA' 'iommu>=dma' 'iommu~dma' 'iommu='
         'gpus>=2 iommu=dma')
-    for c in "${conds[@]}"; do
-        printf '# test\n%s -> hit: the condition holds\n* -> miss: fell through\n' "$c" >"$TMP/rules/auto.rules"
-        for f in $NODES; do
-            mapfile -d '' gpus < <(fixture_gpus "$f")
+    # node by node, so that each fixture's GPUs are read once
+    for f in $NODES; do
+        mapfile -d '' gpus < <(fixture_gpus "$f")
+        for c in "${conds[@]}"; do
+            printf '# test\n%s -> hit: the condition holds\n* -> miss: fell through\n' "$c" >"$TMP/rules/auto.rules"
             a=$("$NI" detect --root "$FIX/$f" --profile-dir "$TMP/rules" 2>/dev/null | profile_of)
             b=$("$PROBE" suggest --root "$FIX/$f" --rules "$TMP/rules/auto.rules" "${gpus[@]}" 2>/dev/null | profile_of)
             [ -n "$a" ] && [ "$a" = "$b" ] || { echo "'$c' on $f: detect $a, probe $b"; return 1; }
