@@ -302,8 +302,8 @@ EOF
 }
 
 # The same on the host, without --root: NCCL_CONF_FILE names the file as it
-# is (a start and a remove of the nccl-conf sink alone, the sandbox's /etc
-# untouched).
+# is. The start writes the nccl-conf sink alone; the remove goes over the
+# sandbox's copies of /etc and the stdlibs as well, as on a host.
 @test "NCCL_CONF_FILE in a sticky directory, without --root: another user's file with a made block is not deleted" {
     chmod 0755 "$TMP"
     mkdir -m 1777 "$TMP/sticky"
