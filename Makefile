@@ -195,7 +195,7 @@ test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(
 		$(BUILD)/test/orphans $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
-demo: $(BUILD)/nccl-init
+demo: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 	@scripts/demo.sh
 
 bench: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
