@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 D=$PWD/build/demo
-if [ -z "${NCCL_INIT_SANDBOX:-}" ]; then
+# First the script sets up build/demo and runs itself again in the sandbox,
+# its own one even under make test's (whose /usr the hook must not reach).
+if [ "${1:-}" != --in-sandbox ]; then
     if [ "$(id -u)" != 0 ] || ! unshare --mount --pid --fork --mount-proc true 2>/dev/null; then
         echo "make demo: needs root and namespaces: it runs nccl-init as PID 1 of a new PID" \
             "namespace, and lets it write /etc, /usr and /run in copy-on-write layers" >&2
@@ -18,7 +20,7 @@ if [ -z "${NCCL_INIT_SANDBOX:-}" ]; then
     fi
     rm -rf "$D"
     mkdir -p "$D/bin" "$D/lib/nccl-init"
-    exec scripts/sandbox.sh --upper "$D/layers" "$0" "$@"
+    exec scripts/sandbox.sh --upper "$D/layers" "$0" --in-sandbox
 fi
 
 # nccl-init and its plugin at the places make install gives them relative
