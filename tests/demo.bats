@@ -130,3 +130,20 @@ setup() {
     assert_line --partial 'build/demo/typos.env:4: warning: unknown NCCL variable NCCL_NCHANNELS'
     assert_line '  exit status 2: the server was not started'
 }
+
+@test "the README's verify sample (\"Did it work?\") is make demo's output, PIDs and digest aside" {
+    # Both sides with the PIDs and the digest replaced; each README line must
+    # be a line of the demo's verify.
+    norm() { sed -E 's/^[0-9]+ /PID /; s/digest [0-9a-f]{12}/digest DIGEST/'; }
+    local block demo line n=0
+    block=$(awk '/^## Did it work\?/ { on = 1 } on && /^\$ nccl-init verify$/ { grab = 1; next }
+        grab && /^```$/ { exit } grab' "$REPO/README.md" | norm)
+    [ -n "$block" ] || fail "README.md, \"Did it work?\": no block after '\$ nccl-init verify'"
+    [ -r "$LIB" ] || skip "no libnccl.so.2 on this machine ($LIB): the sample has its row"
+    demo=$(section "nccl-init verify" | norm)
+    while IFS= read -r line; do
+        grep -qxF -- "$line" <<<"$demo" || fail "README.md, \"Did it work?\": not in make demo's verify: $line"
+        n=$((n + 1))
+    done <<<"$block"
+    [ "$n" -ge 4 ]
+}
