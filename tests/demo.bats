@@ -147,3 +147,13 @@ setup() {
     done <<<"$block"
     [ "$n" -ge 4 ]
 }
+
+@test "the README: at most 300 lines, the Dockerfile on its first screen, two set-up commands" {
+    [ "$(wc -l <"$REPO/README.md")" -le 300 ]
+    local at
+    at=$(grep -n -m 1 '^```dockerfile$' "$REPO/README.md" | cut -d: -f1)
+    [ -n "$at" ] && [ "$at" -le 40 ]
+    run awk '/^On a fresh Debian 12 machine/ { on = 1 } on && /^```sh$/ { grab = 1; next }
+        grab && /^```$/ { exit } grab { print $1, $2 }' "$REPO/README.md"
+    assert_output $'make demo\nmake test'
+}
