@@ -691,7 +691,7 @@ dk() { timeout 120 docker "$@" 3>&-; }
     [ -x "$REPO/docker/nccl-init-entrypoint" ]
 }
 
-@test "the default bases: SGLang >= v0.5.9 built for CUDA 12.9/13.x, vLLM >= v0.14.0, pinned, sources named" {
+@test "the default bases: SGLang >= v0.5.23, vLLM >= v0.33.0 (CUDA 13 builds), pinned, sources named" {
     # version_ge A B: A >= B as dotted versions
     version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
     base() { sed -n 's/^ARG BASE_IMAGE=//p' "$1"; }
@@ -702,10 +702,12 @@ dk() { timeout 120 docker "$@" 3>&-; }
     # one default each, an exact release: no latest, nightly or dev tag
     [ "$(grep -c '^ARG BASE_IMAGE=' "$REPO/docker/Dockerfile")" = 1 ]
     [ "$(grep -c '^ARG BASE_IMAGE=' "$REPO/docker/Dockerfile.vllm")" = 1 ]
-    [[ $sg =~ ^lmsysorg/sglang:v([0-9]+\.[0-9]+\.[0-9]+)(\.post[0-9]+)?-cu(129|13[0-9])$ ]]
-    version_ge "${BASH_REMATCH[1]}" 0.5.9
-    [[ $vl =~ ^vllm/vllm-openai:v([0-9]+\.[0-9]+\.[0-9]+)(\.post[0-9]+)?(-cu(129|13[0-9]))?$ ]]
-    version_ge "${BASH_REMATCH[1]}" 0.14.0
+    # From SGLang v0.5.20 and vLLM v0.20.0 the unsuffixed tag is the CUDA 13
+    # build (doc/images.md); a -cu13x suffix is accepted too, -cu129 is not.
+    [[ $sg =~ ^lmsysorg/sglang:v([0-9]+\.[0-9]+\.[0-9]+)(\.post[0-9]+)?(-cu13[0-9])?$ ]]
+    version_ge "${BASH_REMATCH[1]}" 0.5.23
+    [[ $vl =~ ^vllm/vllm-openai:v([0-9]+\.[0-9]+\.[0-9]+)(\.post[0-9]+)?(-cu13[0-9])?$ ]]
+    version_ge "${BASH_REMATCH[1]}" 0.33.0
     # the comment above each names where the tag, the Python layout and the
     # ENTRYPOINT come from
     local f
