@@ -48,6 +48,8 @@ static void serve_nothing(struct record *r)
     r->enforce = false;
     r->profile = NULL;
     r->digest = NULL;
+    r->writer = NULL;
+    r->start = NULL;
 }
 
 /* The identity and the facts the checks need, of what fd refers to (an
@@ -305,9 +307,93 @@ int record_load(struct record *r, const char *path)
     if (e == 0)
         e = open_record(r, dfd, path, base, shared);
     close(dfd);
-    if (e < 0)
+    if (e == 0)
+        e = record_writer_runs(r, "/proc");
+    if (e < 0) {
         serve_nothing(r);
+        if (r->fd >= 0)
+            close(r->fd);
+        r->fd = -1;
+    }
     return e;
+}
+
+/* A decimal number of at most 19 digits, no sign, no leading zero. */
+static bool decimal(const char *s, unsigned long long *v)
+{
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 19 || s[n] || (s[0] == '0' && n > 1))
+        return false;
+    *v = strtoull(s, NULL, 10);
+    return true;
+}
+
+/* Field 22 of a /proc/PID/stat line (the start time), and its state (field
+ * 3): after the last ')', since the command name may hold ')' and spaces. */
+static bool stat_start(const char *line, char *state, unsigned long long *start)
+{
+    const char *p = strrchr(line, ')');
+    if (!p || p[1] != ' ' || !p[2])
+        return false;
+    *state = p[2];
+    p += 2;
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p, ' ');
+        if (!p)
+            return false;
+        p++;
+    }
+    char *end;
+    errno = 0;
+    *start = strtoull(p, &end, 10);
+    return errno == 0 && end != p && (*end == ' ' || *end == '\n' || !*end);
+}
+
+int record_writer_runs(struct record *r, const char *proc)
+{
+    unsigned long long pid, start, now;
+    if (!r->writer) {
+        say_why(r, "no " RECORD_WRITER_PID " line: not written by this nccl-init (an older one "
+                   "wrote it, or nobody's run does)");
+        return -EINVAL;
+    }
+    if (!decimal(r->writer, &pid) || pid == 0 || pid > INT_MAX || !r->start ||
+        !decimal(r->start, &start)) {
+        say_why(r, RECORD_WRITER_PID " or " RECORD_WRITER_START " is not a number");
+        return -EINVAL;
+    }
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "%s/%llu/stat", proc, pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    ssize_t n = -1;
+    if (fd >= 0) {
+        do
+            n = read(fd, line, sizeof line - 1);
+        while (n < 0 && errno == EINTR);
+    }
+    int e = n < 0 ? errno : 0;
+    if (fd >= 0)
+        close(fd);
+    char state = 0;
+    bool gone = e == ENOENT || e == ESRCH;
+    if (e == 0) {
+        line[n] = '\0';
+        if (!stat_start(line, &state, &now)) {
+            say_why(r, "cannot check its writer, pid %llu: %s: not a stat line", pid, path);
+            return -EINVAL;
+        }
+        gone = now != start || state == 'Z' || state == 'X';
+    }
+    if (gone) {
+        say_why(r, "written by nccl-init pid %llu, which is no longer running (a run that has "
+                   "ended, or an older record put back)", pid);
+        return -ESRCH;
+    }
+    if (e != 0) {
+        say_why(r, "cannot check its writer, pid %llu: %s: %s", pid, path, strerror(e));
+        return -e;
+    }
+    return 0;
 }
 
 static bool key_start(unsigned char c)
@@ -417,6 +503,10 @@ int record_parse(struct record *r, char *t, size_t len)
             r->profile = x->value;
         else if (strcmp(x->key, RECORD_ENFORCE) == 0)
             enforce = x->value;
+        else if (strcmp(x->key, RECORD_WRITER_PID) == 0)
+            r->writer = x->value;
+        else if (strcmp(x->key, RECORD_WRITER_START) == 0)
+            r->start = x->value;
     }
     if (!r->digest || !r->digest[0]) {
         say_why(r, "no " INIT_DIGEST " line");

@@ -24,16 +24,26 @@ struct record {
     bool enforce;        /* NCCL_INIT_ENFORCE=1 */
     const char *profile; /* NCCL_INIT_PROFILE, or NULL */
     const char *digest;  /* NCCL_INIT_DIGEST */
+    const char *writer;  /* NCCL_INIT_PID, or NULL */
+    const char *start;   /* NCCL_INIT_START, or NULL */
     int fd;              /* O_PATH of the record while it is used, else -1 */
     char why[RECORD_WHY_MAX]; /* why not, when it is not used */
 };
 
-/* Opens, checks, reads and parses the record at the absolute path. Returns
- * 0 when it is used (r->fd holds it), -ENOENT when there is none (no file,
- * or a directory on the way is missing), another -errno when it is there
- * but refused; r->why says why in either case. Whatever fails, r serves
+/* Opens, checks, reads and parses the record at the absolute path, and
+ * checks that its writer still runs (record_writer_runs). Returns 0 when
+ * it is used (r->fd holds it), -ENOENT when there is none (no file, or a
+ * directory on the way is missing), another -errno when it is there but
+ * refused; r->why says why in either case. Whatever fails, r serves
  * nothing (r->n == 0) and holds no descriptor. */
 int record_load(struct record *r, const char *path);
+
+/* Whether the process the parsed record names as its writer
+ * (NCCL_INIT_PID, NCCL_INIT_START) runs: PROC/PID/stat is there, not a
+ * zombie, with that start time. 0, or -ESRCH (it does not: a run that has
+ * ended, or an older record put back) or another -errno (it cannot be
+ * told), with r->why. proc is "/proc" but in the unit tests. */
+int record_writer_runs(struct record *r, const char *proc);
 
 /* Parses text[0..len) in place (values NUL-terminated where the '=' and the
  * newlines were) into r's tables: 0, or -EINVAL with r->why. r->v is the

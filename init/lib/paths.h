@@ -25,6 +25,14 @@
  * NCCL_INIT_ENFORCE=1 when the start had --enforce, so that every value of
  * the record beats the process's own (the env plugin). Absent otherwise. */
 #define RECORD_ENFORCE "NCCL_INIT_ENFORCE"
+/* The record's writer: the pid of the nccl-init run that wrote it, as its
+ * own PID namespace numbers it, and that process's start time (field 22 of
+ * /proc/PID/stat, clock ticks after boot). Every reader takes the record
+ * only while that process runs, so a record ends with its run, killed or
+ * not, and an older record renamed into its place is refused: its writer
+ * has gone (doc/env-plugin.md, "What it trusts"). */
+#define RECORD_WRITER_PID "NCCL_INIT_PID"
+#define RECORD_WRITER_START "NCCL_INIT_START"
 
 /* The NCCL env plugin: the name NCCL's dlopen looks for when NCCL_ENV_PLUGIN
  * is unset (src/plugin/plugin_open.cc, NCCL 2.28), and where make install

@@ -3,10 +3,12 @@
 #include "lib/paths.h"
 
 #include "lib/log.h"
+#include "lib/mem.h"
 #include "lib/text.h"
 #include "nccl/validate.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* pam_env reads /etc/environment with fgets into a buffer of BUF_SIZE 8192
@@ -200,20 +202,30 @@ void format_nccl_conf(struct buf *b, const struct envset *s, const char *plugin,
 
 /* The record holds what its readers take (lib/paths.h): a line longer
  * than RECORD_LINE_MAX is left out, like any value a sink cannot carry;
- * the enforce line goes where its key sorts, among the set's. */
-int format_env_file(struct buf *b, const struct envset *s, skip_fn *skip)
+ * nccl-init's own lines (enforce, the writer) go where their keys sort,
+ * among the set's. */
+int format_env_file(struct buf *b, const struct envset *s, const struct record_writer *w,
+                    skip_fn *skip)
 {
-    bool enforce = s->enforce;
-    size_t lines = 0;
+    char pid[24], start[24];
+    snprintf(pid, sizeof pid, "%ld", w->pid);
+    snprintf(start, sizeof start, "%llu", w->start);
+    /* sorted by key, as the set is */
+    const struct {
+        const char *key, *value;
+    } own[] = { { RECORD_ENFORCE, s->enforce ? "1" : NULL },
+                { RECORD_WRITER_PID, pid },
+                { RECORD_WRITER_START, start } };
+    size_t lines = 0, k = 0;
     for (size_t i = 0; i <= s->n; i++) {
         const struct var *v = i < s->n ? &s->v[i] : NULL;
         if (v && !sink_carries(v))
             continue;
-        if (enforce && (!v || strcmp(v->key, RECORD_ENFORCE) > 0)) {
-            buf_kv(b, RECORD_ENFORCE, "1");
-            lines++;
-            enforce = false;
-        }
+        for (; k < ARRAY_SIZE(own) && (!v || strcmp(v->key, own[k].key) > 0); k++)
+            if (own[k].value) {
+                buf_kv(b, own[k].key, own[k].value);
+                lines++;
+            }
         if (!v)
             break;
         if (has_control(v->value))

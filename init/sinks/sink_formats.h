@@ -40,12 +40,19 @@ bool pam_env_scan(const char *s, size_t n, size_t probe, struct pam_env_stop *st
  * not NULL, NCCL_ENV_PLUGIN=plugin (sinks/env_plugin.h), unless the set
  * carries NCCL_ENV_PLUGIN itself. */
 void format_nccl_conf(struct buf *b, const struct envset *s, const char *plugin, skip_fn *skip);
-/* The record's env-file: every carried variable, and RECORD_ENFORCE=1 when
- * s->enforce, each line within RECORD_LINE_MAX (a longer one is skipped).
- * Returns 0, or -EFBIG (more than RECORD_SIZE_MAX bytes) or -E2BIG (more
- * than RECORD_LINES_MAX lines) for a record its readers would refuse: b
- * then holds it all the same, and the caller writes nothing. */
-int format_env_file(struct buf *b, const struct envset *s, skip_fn *skip);
+/* The process that writes the record (lib/paths.h, RECORD_WRITER_PID). */
+struct record_writer {
+    long pid;
+    unsigned long long start;
+};
+/* The record's env-file: every carried variable, RECORD_ENFORCE=1 when
+ * s->enforce, and the writer's two lines, each where its key sorts and
+ * within RECORD_LINE_MAX (a longer one is skipped). Returns 0, or -EFBIG
+ * (more than RECORD_SIZE_MAX bytes) or -E2BIG (more than RECORD_LINES_MAX
+ * lines) for a record its readers would refuse: b then holds it all the
+ * same, and the caller writes nothing. */
+int format_env_file(struct buf *b, const struct envset *s, const struct record_writer *w,
+                    skip_fn *skip);
 /* The Python site hook; chain, when not NULL, is a shadowed sitecustomize
  * to run afterwards; record is the path of the record that the hook keeps
  * open (NULL: RECORD_ENV, lib/paths.h). */

@@ -6,6 +6,7 @@
 #include "lib/log.h"
 #include "sinks/python_find.h"
 #include "lib/paths.h"
+#include "lib/procfs.h"
 #include "sinks/sink_formats.h"
 #include "sinks/state_paths.h"
 #include "nccl/render.h"
@@ -606,8 +607,17 @@ void sink_nccl_conf_block(struct buf *body, const char *root, const struct envse
     xfree(path);
 }
 
-/* A record its readers would refuse (format_env_file): one warning, a
- * failed result, nothing written. */
+/* A record its readers would refuse: one warning, a failed result,
+ * nothing written. Takes why. */
+static void record_refused(struct sink_report *r, char *why)
+{
+    log_warn("sink record: %s: %s; skipped", r->record_path, why);
+    result(r, "record", r->record_path, "failed")->reason = why;
+    r->failures++;
+    r->record_failed = r->record_refused = true;
+}
+
+/* Over its readers' bounds (format_env_file). */
 static void record_too_large(struct sink_report *r)
 {
     const struct buf *b = &r->record_text;
@@ -617,10 +627,7 @@ static void record_too_large(struct sink_report *r)
     struct buf why = { 0 };
     buf_printf(&why, "%zu lines, %zu bytes: more than its readers take (%d lines, %d bytes)",
                lines, b->len, RECORD_LINES_MAX, RECORD_SIZE_MAX);
-    log_warn("sink record: %s: %s; skipped", r->record_path, why.data);
-    result(r, "record", r->record_path, "failed")->reason = why.data;
-    r->failures++;
-    r->record_failed = r->record_refused = true;
+    record_refused(r, why.data);
 }
 
 static void record_env(struct sink_report *r, const struct sink_options *o);
@@ -666,9 +673,19 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
      * it does not wait on the /etc files. */
     if (s && (o->mask & SINK_RECORD)) {
         r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
-        if (format_env_file(&r->record_text, s, sink_skip_warn) < 0) {
-            record_too_large(r);
-            stop = o->strict; /* then nothing at all is written */
+        /* The record names this process, which runs as long as the
+         * server does, so that its readers take it only while it runs. */
+        struct proc_stat self;
+        if (!proc_stat_read(getpid(), &self)) {
+            record_refused(r, xstrdup("cannot read this process's /proc/PID/stat, which the "
+                                      "record must name (its readers check its writer runs)"));
+            stop = o->strict;
+        } else {
+            struct record_writer w = { (long)self.pid, self.start };
+            if (format_env_file(&r->record_text, s, &w, sink_skip_warn) < 0) {
+                record_too_large(r);
+                stop = o->strict; /* then nothing at all is written */
+            }
         }
         if (!stop)
             record_env(r, o);

@@ -157,6 +157,31 @@ static void test_bounds(void **state)
 
 #include "scratch.h"
 
+/* The writer's lines naming this process, which runs: what record_load
+ * takes (record_writer_runs). */
+static const char *writer_lines(void)
+{
+    static char lines[96];
+    FILE *f = fopen("/proc/self/stat", "r");
+    assert_non_null(f);
+    char line[1024];
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    const char *p = strrchr(line, ')') + 2;
+    for (int field = 3; field < 22; field++)
+        p = strchr(p, ' ') + 1;
+    snprintf(lines, sizeof lines, RECORD_WRITER_PID "=%d\n" RECORD_WRITER_START "=%llu\n",
+             (int)getpid(), strtoull(p, NULL, 10));
+    return lines;
+}
+
+static const char *live_record(void)
+{
+    static char live[sizeof GOOD + 96];
+    snprintf(live, sizeof live, "%s%s", GOOD, writer_lines());
+    return live;
+}
+
 static void put(const char *rel, const char *text, size_t len, mode_t mode)
 {
     const char *p = at(rel);
@@ -166,6 +191,13 @@ static void put(const char *rel, const char *text, size_t len, mode_t mode)
     assert_int_equal(write(fd, text, len), (ssize_t)len);
     assert_int_equal(fchmod(fd, mode), 0);
     close(fd);
+}
+
+/* The records record_load takes: GOOD, with a writer that runs. */
+static void put_live(const char *rel, mode_t mode)
+{
+    const char *text = live_record();
+    put(rel, text, strlen(text), mode);
 }
 
 static int load(const char *rel)
@@ -185,9 +217,10 @@ static void test_load(void **state)
     (void)state;
     r.fd = -1;
     assert_int_equal(mkdir(at("run"), 0755), 0);
-    put("run/profile.env", GOOD, strlen(GOOD), 0644);
+    put_live("run/profile.env", 0644);
     assert_int_equal(load("run/profile.env"), 0);
-    assert_int_equal(r.n, 2);
+    assert_int_equal(r.n, 2); /* NCCL_INIT_PID and NCCL_INIT_START are not served */
+    assert_null(record_find(&r, RECORD_WRITER_PID));
     assert_string_equal(record_find(&r, "NCCL_SOCKET_IFNAME"), "lo");
     /* The descriptor kept: O_PATH, close-on-exec, the record. */
     assert_true(r.fd >= 0);
@@ -214,12 +247,12 @@ static void test_load(void **state)
 
     /* The file: group- or other-writable, a link, a FIFO, a directory, too
      * large, unparsable. */
-    put("run/profile.env", GOOD, strlen(GOOD), 0664);
+    put_live("run/profile.env", 0664);
     assert_int_equal(load("run/profile.env"), -EPERM);
     assert_non_null(strstr(r.why, "is writable by group or others (mode 0664)"));
-    put("run/profile.env", GOOD, strlen(GOOD), 0646);
+    put_live("run/profile.env", 0646);
     assert_int_equal(load("run/profile.env"), -EPERM);
-    put("run/profile.env", GOOD, strlen(GOOD), 0600);
+    put_live("run/profile.env", 0600);
     assert_int_equal(load("run/profile.env"), 0);
     assert_int_equal(symlink("profile.env", at("run/link.env")), 0);
     assert_int_equal(load("run/link.env"), -ELOOP);
@@ -237,7 +270,7 @@ static void test_load(void **state)
     /* RECORD_SIZE_MAX bytes: read and parsed; one more: too large, from its
      * size; and a file that grows between the check and the read. */
     static char big[RECORD_SIZE_MAX + 1];
-    size_t len = (size_t)snprintf(big, sizeof big, "%s", DIGEST);
+    size_t len = (size_t)snprintf(big, sizeof big, "%s%s", DIGEST, writer_lines());
     while (len + 4001 <= RECORD_SIZE_MAX) {
         len += (size_t)snprintf(big + len, sizeof big - len, "K%05zu=", len);
         size_t v = 4000 - 7;
@@ -267,7 +300,7 @@ static void test_dirs(void **state)
     (void)state;
     r.fd = -1;
     assert_int_equal(mkdir(at("d"), 0755), 0);
-    put("d/profile.env", GOOD, strlen(GOOD), 0644);
+    put_live("d/profile.env", 0644);
     assert_int_equal(load("d/profile.env"), 0);
     /* The record's own directory may be writable by group or others,
      * sticky or not (an emptyDir is 0777); then the record must have one
@@ -318,6 +351,73 @@ static void test_dirs(void **state)
     record_close(&r);
 }
 
+/* A fake /proc/PID/stat under the scratch directory. */
+static void fake_stat(const char *pid, const char *line)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "proc/%s", pid);
+    mkdir(at("proc"), 0755);
+    mkdir(at(rel), 0755);
+    snprintf(rel, sizeof rel, "proc/%s/stat", pid);
+    put(rel, line, strlen(line), 0444);
+}
+
+static int writer(const char *pid, const char *start)
+{
+    char text[512];
+    int n = snprintf(text, sizeof text, DIGEST "%s%s%s%s%s%s", pid ? RECORD_WRITER_PID "=" : "",
+                     pid ? pid : "", pid ? "\n" : "", start ? RECORD_WRITER_START "=" : "",
+                     start ? start : "", start ? "\n" : "");
+    assert_int_equal(parse_n(text, (size_t)n), 0);
+    return record_writer_runs(&r, at("proc"));
+}
+
+/* The writer's check, on fake stat lines: the start time is field 22,
+ * counted after the last ')' of the command name. */
+static void test_writer(void **state)
+{
+    (void)state;
+    static const char tail[] = " 1 1 0 -1 4194560 100 0 0 0 2 3 0 0 20 0 1 0 ";
+    char line[256];
+    snprintf(line, sizeof line, "7 (nccl-init) S %s4242 1000 100\n", tail);
+    fake_stat("7", line);
+    assert_int_equal(writer("7", "4242"), 0);
+    assert_int_equal(writer("7", "4243"), -ESRCH);
+    assert_string_equal(r.why, "written by nccl-init pid 7, which is no longer running (a run "
+                               "that has ended, or an older record put back)");
+    assert_int_equal(writer("8", "4242"), -ESRCH); /* no such process */
+    /* a name with ") S 1 2" in it does not shift the fields */
+    snprintf(line, sizeof line, "9 (a) S 1 2 (x)) S %s4242 1000 100\n", tail);
+    fake_stat("9", line);
+    assert_int_equal(writer("9", "4242"), 0);
+    /* a zombie has ended */
+    snprintf(line, sizeof line, "10 (nccl-init) Z %s4242 0 0\n", tail);
+    fake_stat("10", line);
+    assert_int_equal(writer("10", "4242"), -ESRCH);
+    fake_stat("11", "11 (short) S 1 2\n");
+    assert_int_equal(writer("11", "4242"), -EINVAL);
+    assert_non_null(strstr(r.why, "cannot check its writer, pid 11: "));
+    assert_int_equal(writer(NULL, NULL), -EINVAL);
+    assert_string_equal(r.why, "no NCCL_INIT_PID line: not written by this nccl-init (an older "
+                               "one wrote it, or nobody's run does)");
+    assert_int_equal(writer("7", NULL), -EINVAL);
+    assert_int_equal(writer("07", "4242"), -EINVAL);
+    assert_int_equal(writer("-7", "4242"), -EINVAL);
+    assert_int_equal(writer("0", "4242"), -EINVAL);
+    assert_int_equal(writer("7", "42x"), -EINVAL);
+    assert_string_equal(r.why, "NCCL_INIT_PID or NCCL_INIT_START is not a number");
+
+    /* record_load refuses a record whose writer has gone, and serves
+     * nothing, with no descriptor kept */
+    r.fd = -1;
+    assert_int_equal(mkdir(at("run"), 0755), 0);
+    snprintf(line, sizeof line, GOOD RECORD_WRITER_PID "=%d\n" RECORD_WRITER_START "=1\n",
+             (int)getpid());
+    put("run/profile.env", line, strlen(line), 0644);
+    assert_int_equal(load("run/profile.env"), -ESRCH);
+    assert_non_null(strstr(r.why, "which is no longer running"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_bounds),
         cmocka_unit_test_setup_teardown(test_load, make_top, remove_top),
         cmocka_unit_test_setup_teardown(test_dirs, make_top, remove_top),
+        cmocka_unit_test_setup_teardown(test_writer, make_top, remove_top),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -493,6 +493,8 @@ static void python_hook_is_static(void **state)
 
 /* The record: the enforce line where its key sorts, a line over the
  * readers' RECORD_LINE_MAX left out, a record over their bounds refused. */
+static const struct record_writer WRITER = { 42, 4242 };
+
 static void record_lines_and_bounds(void **state)
 {
     (void)state;
@@ -506,42 +508,43 @@ static void record_lines_and_bounds(void **state)
     make_set(&s, kv, ARRAY_SIZE(kv));
     struct buf b = { 0 };
     skipped[0] = '\0';
-    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    assert_int_equal(format_env_file(&b, &s, &WRITER, note_skip), 0);
     assert_null(strstr(b.data, RECORD_ENFORCE));
     assert_non_null(strstr(b.data, big));
     assert_string_equal(skipped, "");
     buf_free(&b);
     s.enforce = true;
     big[RECORD_LINE_MAX] = 'v'; /* one byte more: left out */
-    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    assert_int_equal(format_env_file(&b, &s, &WRITER, note_skip), 0);
     assert_string_equal(b.data, "NCCL_ALGO=Ring\nNCCL_INIT_DIGEST=d\nNCCL_INIT_ENFORCE=1\n"
-                                "NCCL_INIT_PROFILE=p\nNCCL_PROTO=LL\n");
+                                "NCCL_INIT_PID=42\nNCCL_INIT_PROFILE=p\nNCCL_INIT_START=4242\n"
+                                "NCCL_PROTO=LL\n");
     assert_contains(skipped, "record:NCCL_LONG:its line would be longer than the 4096 bytes");
     buf_free(&b);
     envset_free(&s);
 
-    /* the enforce line last when every key sorts before it */
+    /* nccl-init's own lines last when every key sorts before them */
     const char *one[] = { "A=1" };
     make_set(&s, one, 1);
     s.enforce = true;
-    format_env_file(&b, &s, note_skip);
-    assert_string_equal(b.data, "A=1\nNCCL_INIT_ENFORCE=1\n");
+    format_env_file(&b, &s, &WRITER, note_skip);
+    assert_string_equal(b.data, "A=1\nNCCL_INIT_ENFORCE=1\nNCCL_INIT_PID=42\nNCCL_INIT_START=4242\n");
     buf_free(&b);
     envset_free(&s);
 
-    /* too many lines, and too many bytes */
+    /* too many lines, and too many bytes, the writer's two lines counted */
     static char keys[RECORD_LINES_MAX + 1][16];
     const char *many[RECORD_LINES_MAX + 1];
     for (size_t i = 0; i <= RECORD_LINES_MAX; i++) {
         snprintf(keys[i], sizeof keys[i], "K%04zu=1", i);
         many[i] = keys[i];
     }
-    make_set(&s, many, RECORD_LINES_MAX);
-    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    make_set(&s, many, RECORD_LINES_MAX - 2);
+    assert_int_equal(format_env_file(&b, &s, &WRITER, note_skip), 0);
     buf_free(&b);
     envset_free(&s);
-    make_set(&s, many, RECORD_LINES_MAX + 1);
-    assert_int_equal(format_env_file(&b, &s, note_skip), -E2BIG);
+    make_set(&s, many, RECORD_LINES_MAX - 1);
+    assert_int_equal(format_env_file(&b, &s, &WRITER, note_skip), -E2BIG);
     buf_free(&b);
     envset_free(&s);
     static char vals[17][RECORD_LINE_MAX];
@@ -554,13 +557,17 @@ static void record_lines_and_bounds(void **state)
         vals[i][2] = '=';
         wide[i] = vals[i];
     }
-    make_set(&s, wide, 16); /* 16 lines of 4096 bytes: exactly 65536 */
-    assert_int_equal(format_env_file(&b, &s, note_skip), 0);
+    /* 16 lines of 4096 bytes, the last one 38 bytes shorter for the
+     * writer's lines (17 and 21 bytes): exactly 65536 */
+    vals[15][RECORD_LINE_MAX - 1 - 38] = '\0';
+    make_set(&s, wide, 16);
+    assert_int_equal(format_env_file(&b, &s, &WRITER, note_skip), 0);
     assert_int_equal(b.len, RECORD_SIZE_MAX);
     buf_free(&b);
     envset_free(&s);
-    make_set(&s, wide, 17);
-    assert_int_equal(format_env_file(&b, &s, note_skip), -EFBIG);
+    vals[15][RECORD_LINE_MAX - 1 - 38] = 'v';
+    make_set(&s, wide, 16);
+    assert_int_equal(format_env_file(&b, &s, &WRITER, note_skip), -EFBIG);
     buf_free(&b);
     envset_free(&s);
 }
