@@ -140,6 +140,7 @@ struct run_state {
     struct sink_report report;
     struct sink_options sinks;
     struct record_state state;
+    struct sink_retract retract; /* the report's, kept past the fork */
 };
 
 /* The child has exec'd (supervise.c uses vfork, so the init resumes only
@@ -154,6 +155,8 @@ static void started(pid_t pid, void *ctx)
     mem_seal();
     record_state_commit(&st->state, pid);
     record_state_free(&st->state);
+    st->retract = st->report.retract;
+    memset(&st->report.retract, 0, sizeof st->report.retract);
     sink_report_free(&st->report);
     xfree(st->envp);
     xfree(st->interpreters);
@@ -256,6 +259,13 @@ int cmd_run(const struct options *o, const struct inherited_signals *sig)
     rc = supervise(&c, &o->stop);
     if (rc < 0)
         die(EXIT_CANNOT_RUN, "cannot start '%s': %s", o->operands[0], strerror(-rc));
+    /* What --enforce made win ends with the run. A container's PID 1 ends
+     * with its container; on a bare host or as a wrapper the files stay,
+     * so the record goes and nccl.conf loses the plugin's line (a run that
+     * is killed leaves them, and the readers refuse a record whose writer
+     * has gone: doc/env-plugin.md). */
+    if (getpid() != 1)
+        sinks_retract(&st.retract);
     return rc;
 }
 

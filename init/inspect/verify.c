@@ -686,6 +686,43 @@ static bool record_owner_ok(const struct stat *st)
            st->st_nlink == 1;
 }
 
+/* A decimal number, digits only: the writer's lines as the readers take
+ * them (plugin/record.c). */
+static bool writer_number(const char *s, unsigned long long *v)
+{
+    size_t n = s ? strspn(s, "0123456789") : 0;
+    if (n == 0 || n > 19 || s[n] || (s[0] == '0' && n > 1))
+        return false;
+    *v = strtoull(s, NULL, 10);
+    return true;
+}
+
+/* The readers' writer rule (lib/paths.h, RECORD_WRITER_PID): a record is
+ * the current run's only while the nccl-init that wrote it runs. Checked
+ * in verify's own /proc: verify runs in the server's PID namespace. 0, or
+ * -errno with *why. */
+static int check_writer(const struct set *want, const char *path, struct buf *why)
+{
+    unsigned long long pid, start;
+    if (!writer_number(lookup(want, RECORD_WRITER_PID), &pid) || pid == 0 || pid > INT32_MAX ||
+        !writer_number(lookup(want, RECORD_WRITER_START), &start)) {
+        buf_printf(why, "the resolved set in %s names no writer (" RECORD_WRITER_PID " and "
+                        RECORD_WRITER_START "): an older nccl-init wrote it, and its readers "
+                        "refuse it", path);
+        return -EINVAL;
+    }
+    struct proc_stat st;
+    if (!proc_stat_read((pid_t)pid, &st) || st.start != start || st.state == 'Z' ||
+        st.state == 'X') {
+        buf_printf(why, "the resolved set in %s was written by nccl-init pid %llu, which is not "
+                        "running in this PID namespace: a run that has ended, or an older "
+                        "record put back, which its readers refuse (run verify in the "
+                        "server's PID namespace, while nccl-init runs)", path, pid);
+        return -ESRCH;
+    }
+    return 0;
+}
+
 /* The resolved set, from the record nccl-init wrote: the first of recs,
  * and r's digest, profile and keys. 0, or -errno (-ENODATA: the record
  * holds no pair) with *why saying so. */
@@ -723,6 +760,8 @@ static int read_resolved(const char *root, struct set *want, struct records *rec
                    e == -ELOOP    ? "a symbolic link"
                    : e == -EINVAL ? "not a regular file"
                                   : strerror(-e));
+    if (e == 0)
+        e = check_writer(want, path.data, why);
     if (e < 0) {
         buf_free(&path);
         return e;

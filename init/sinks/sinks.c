@@ -630,7 +630,79 @@ static void record_too_large(struct sink_report *r)
     record_refused(r, why.data);
 }
 
-static void record_env(struct sink_report *r, const struct sink_options *o);
+static void record_env(struct sink_report *r, const struct sink_options *o, bool enforce);
+
+/* The file t names, as this start has just left it, kept for
+ * sinks_retract: its directory (a descriptor of its own) and identity. */
+static void keep_for_retract(struct sink_retract_file *f, const struct target *t)
+{
+    if (strlen(t->name) >= sizeof f->name ||
+        fstatat(t->dfd, t->name, &f->st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        (f->dfd = fcntl(t->dfd, F_DUPFD_CLOEXEC, 3)) < 0)
+        return;
+    strcpy(f->name, t->name);
+    f->path = xstrdup(t->path);
+    f->kept = true;
+}
+
+/* Whether f's file is still the one this start left. */
+static bool unchanged_since(const struct sink_retract_file *f)
+{
+    struct stat st;
+    return fstatat(f->dfd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+           st.st_dev == f->st.st_dev && st.st_ino == f->st.st_ino &&
+           st.st_size == f->st.st_size && st.st_mtim.tv_sec == f->st.st_mtim.tv_sec &&
+           st.st_mtim.tv_nsec == f->st.st_mtim.tv_nsec;
+}
+
+void sinks_retract(struct sink_retract *x)
+{
+    struct sink_retract_file *f = &x->record;
+    if (f->kept) {
+        if (!unchanged_since(f))
+            log_info("sink record: %s: not taken back: it changed since this start wrote it",
+                     f->path);
+        else if (unlinkat(f->dfd, f->name, 0) < 0)
+            log_warn("sink record: %s: cannot take it back: %s", f->path, strerror(errno));
+        else
+            log_info("sink record: %s: taken back: the --enforce run has ended", f->path);
+    }
+    f = &x->conf;
+    if (f->kept) {
+        struct target t = { .path = f->path, .dfd = f->dfd, .name = f->name };
+        int e = unchanged_since(f) ? atomic_write(&t, f->text.data ? f->text.data : "",
+                                                  f->text.len)
+                                   : -ESTALE;
+        if (e == -ESTALE)
+            log_info("sink nccl-conf: %s: its NCCL_ENV_PLUGIN line not taken back: the file "
+                     "changed since this start wrote it", f->path);
+        else if (e < 0)
+            log_warn("sink nccl-conf: %s: cannot take its NCCL_ENV_PLUGIN line back: %s%s%s",
+                     f->path, t.step ? t.step : "", t.step ? ": " : "", strerror(-e));
+        else
+            log_info("sink nccl-conf: %s: NCCL_ENV_PLUGIN line taken back: the --enforce run "
+                     "has ended", f->path);
+    }
+}
+
+void sink_retract_free(struct sink_retract *x)
+{
+    struct sink_retract_file *f[] = { &x->record, &x->conf };
+    for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+        if (f[i]->kept)
+            close(f[i]->dfd);
+        xfree(f[i]->path);
+        buf_free(&f[i]->text);
+        memset(f[i], 0, sizeof *f[i]);
+    }
+}
+
+/* Skips nothing twice: the plugin-less nccl.conf block for sinks_retract
+ * is rendered after the block itself, whose skips were said. */
+static void skip_quietly(const char *sink, const char *key, const char *why)
+{
+    (void)sink, (void)key, (void)why;
+}
 
 void sinks_write(struct sink_report *r, const struct sink_options *o, const struct envset *s)
 {
@@ -688,7 +760,7 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
             }
         }
         if (!stop)
-            record_env(r, o);
+            record_env(r, o, s->enforce);
     }
     for (size_t i = 0; i < n && !stop; i++) {
         /* Each file read once: its block is compared with what it would
@@ -706,9 +778,27 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
                        rd >= 0 ? (old ? old : "") : NULL, oldlen, &p);
         else if (s)
             format_etc_environment(&c[i].body, s, sink_skip_warn);
+        /* An --enforce start's block without the plugin's line, for
+         * sinks_retract: the file as it is to be when the run has ended. */
+        struct buf retract = { 0 };
+        bool take_back = open && rd >= 0 && s && c[i].conf && s->enforce && p.name;
+        if (take_back) {
+            struct buf body = { 0 };
+            format_nccl_conf(&body, s, NULL, skip_quietly);
+            take_back = block_splice(&retract, old, oldlen, body.data ? body.data : "", false,
+                                     rd == 1) >= 0;
+            buf_free(&body);
+        }
+        struct sink_result *done = NULL;
         if (open)
-            splice_write(r, c[i].sink, &t, s ? c[i].body.data ? c[i].body.data : "" : NULL,
-                         false, old, oldlen, rd);
+            done = splice_write(r, c[i].sink, &t, s ? c[i].body.data ? c[i].body.data : "" : NULL,
+                                false, old, oldlen, rd);
+        if (take_back && done) {
+            keep_for_retract(&r->retract.conf, &t);
+            r->retract.conf.text = retract;
+        } else {
+            buf_free(&retract);
+        }
         target_close(&t);
         if (p.outcome)
             result(r, "env-plugin", p.path ? p.path : "", p.outcome)->reason = xstrdup(p.note);
@@ -885,7 +975,7 @@ static void remove_record_file(struct sink_report *r, const char *path, size_t r
         target_failed(r, "record", &t, e);
 }
 
-static void record_env(struct sink_report *r, const struct sink_options *o)
+static void record_env(struct sink_report *r, const struct sink_options *o, bool enforce)
 {
     if (!(o->mask & SINK_RECORD))
         return;
@@ -930,6 +1020,8 @@ static void record_env(struct sink_report *r, const struct sink_options *o)
     /* The record is nccl-init's own file: written whole, no block. */
     const struct buf *b = &r->record_text;
     e = atomic_write(&t, b->data ? b->data : "", b->len);
+    if (e >= 0 && enforce)
+        keep_for_retract(&r->retract.record, &t);
     target_close(&t);
     if (e < 0) {
         target_failed(r, "record", &t, e);
@@ -1030,6 +1122,7 @@ void sink_report_free(struct sink_report *r)
     xfree(r->v);
     buf_free(&r->record_text);
     xfree(r->record_path);
+    sink_retract_free(&r->retract);
     memset(r, 0, sizeof *r);
 }
 

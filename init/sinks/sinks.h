@@ -9,6 +9,7 @@
 #include "sinks/env_plugin.h"
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 enum {
@@ -26,6 +27,25 @@ struct sink_result {
     char *reason;        /* for failures, and notes */
 };
 
+/* One file an --enforce run takes back when it ends (sinks_retract),
+ * made ready before the fork: its directory kept open, its identity as
+ * written, and for nccl.conf the file as it is to become, so that taking
+ * it back allocates nothing. */
+struct sink_retract_file {
+    bool kept;        /* false: nothing to take back */
+    int dfd;
+    char name[256];   /* in dfd */
+    char *path;       /* for messages */
+    struct stat st;   /* as this start left it */
+    struct buf text;  /* nccl.conf: the file without the plugin's line */
+};
+
+/* What ends with an --enforce run that is not a container's PID 1: the
+ * record, and the NCCL_ENV_PLUGIN line the nccl.conf block gained. */
+struct sink_retract {
+    struct sink_retract_file record, conf;
+};
+
 struct sink_report {
     struct sink_result *v;
     size_t n, cap;
@@ -35,6 +55,7 @@ struct sink_report {
     struct buf record_text;  /* profile.env as this start renders it */
     char *record_path;
     size_t record_root_len;
+    struct sink_retract retract; /* made ready for an --enforce start */
 };
 
 struct sink_options {
@@ -99,6 +120,14 @@ struct record_state {
 void record_state_prepare(struct record_state *rs, const struct sink_report *r,
                           const struct sink_options *o, const struct envset *s);
 void record_state_commit(struct record_state *rs, pid_t child);
+
+/* Takes back what an --enforce run made ready (struct sink_retract): the
+ * record is deleted, and nccl.conf rewritten without the plugin's line,
+ * each only when it is still the file this start left (the same inode,
+ * size and time), with one log line each. Allocates nothing: it runs when
+ * the supervised tree has ended. */
+void sinks_retract(struct sink_retract *x);
+void sink_retract_free(struct sink_retract *x);
 
 void sink_report_free(struct sink_report *r);
 void record_state_free(struct record_state *rs);
