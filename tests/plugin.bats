@@ -543,13 +543,13 @@ uid() {
 # be inside getEnv; unmapped under them, they died of SIGSEGV.
 @test "exit while 4 threads are inside getEnv, NCCL's atexit dlclose and all: 100 runs, no crash (-z nodelete)" {
     write_record
-    run readelf -d "$SO"
-    assert_output --regexp '\(FLAGS_1\) +Flags: .*\bNODELETE\b'
     SECONDS=0
     run timeout 60 "$HARNESS" exit-race "$SO" 100 4
     echo "$output (${SECONDS}s)"
     assert_success
     assert_output 'crashes: 0 of 100'
+    run readelf -d "$SO"
+    assert_output --regexp '\(FLAGS_1\) +Flags: .*\bNODELETE\b'
 }
 
 # Issue 34, finding 8: errno was left at ENOENT by init when there was no
