@@ -111,7 +111,10 @@ static void compose(int e)
         adds(&t, ", digest ");
         add_escaped(&t, rec.digest, 12);
         addf(&t, "), %s", rec.enforce ? "enforced" : "not enforced");
-    } else if (e == -ENOENT) {
+    } else if (e == -ENOENT || e == -ESRCH) {
+        /* None, or one whose run has ended (record_writer_runs): what a
+         * host shows once nccl-init has stopped, not a fault; INFO, so
+         * nothing reaches ncclLastError (v2) or a WARN-level log. */
         message_level = NCCL_LOG_INFO;
         adds(&t, "nccl-init: no record (");
         add_escaped(&t, rec.why, sizeof rec.why);
