@@ -307,8 +307,11 @@ int record_load(struct record *r, const char *path)
     if (e == 0)
         e = open_record(r, dfd, path, base, shared);
     close(dfd);
-    if (e == 0)
-        e = record_writer_runs(r, "/proc");
+    if (e == 0 && (e = record_writer_runs(r, "/proc")) < 0) {
+        char why[sizeof r->why];
+        memcpy(why, r->why, sizeof why);
+        say_why(r, "%s: %s", path, why);
+    }
     if (e < 0) {
         serve_nothing(r);
         if (r->fd >= 0)
