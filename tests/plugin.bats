@@ -41,9 +41,26 @@ teardown() {
 }
 
 # The record of the lo profile, as nccl-init writes it; $@: more options.
+# Its writer stays, until teardown: the readers take a record only while
+# the nccl-init that wrote it runs (doc/sinks.md, "The writer rule").
+# WRITER: its pid.
 write_record() {
-    "$NI" -q --profile-dir "$PDIR" --sinks record -p lo "$@" -- /bin/true
-    [ -f "$RECORD" ]
+    rm -f "$RECORD"
+    "$NI" -q --profile-dir "$PDIR" --sinks record -p lo "$@" -- sleep 1000 &
+    WRITER=$!
+    PIDS+=("$WRITER")
+    local _
+    for _ in $(seq 200); do
+        grep -qx "NCCL_INIT_PID=$WRITER" "$RECORD" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# Stops the writer of write_record, which takes back an enforced record.
+stop_writer() {
+    kill -TERM "$WRITER"
+    wait "$WRITER" || true
 }
 
 # probe [VAR=VALUE...] [MODE ARGS...]: the probe in an empty environment
@@ -193,6 +210,74 @@ assert_refused() {
     assert_output --partial 'not enforced'
 }
 
+@test "--enforce ends with its run: at its end (not a container's PID 1) the record and nccl.conf's NCCL_ENV_PLUGIN line are taken back; a later process's own value wins" {
+    run --separate-stderr "$P/bin/nccl-init" --profile-dir "$PDIR" --enforce -p lo --sinks record,nccl-conf -- \
+        sh -c "grep -c '^NCCL_INIT_ENFORCE=1\$' $RECORD; grep -c '^NCCL_ENV_PLUGIN=$SO\$' /etc/nccl.conf"
+    echo "$stderr"
+    assert_success
+    assert_output $'1\n1'
+    [[ "$stderr" == *"sink record: $RECORD: taken back: the --enforce run has ended"* ]]
+    [[ "$stderr" == *"sink nccl-conf: /etc/nccl.conf: NCCL_ENV_PLUGIN line taken back: the --enforce run has ended"* ]]
+    [ ! -e "$RECORD" ]
+    cat /etc/nccl.conf
+    run grep -c '^NCCL_ENV_PLUGIN=' /etc/nccl.conf
+    assert_output 0
+    # the block's values stay, as after any run: defaults a process's own beats
+    grep -qx 'NCCL_SOCKET_IFNAME=lo' /etc/nccl.conf
+    # nccl.conf no longer names the plugin; named anyway, it has no record
+    probe NCCL_ENV_PLUGIN= NCCL_SOCKET_IFNAME=bogus0
+    assert_failure 1
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to bogus0"
+    refute_output --partial "NCCL_ENV_PLUGIN set by environment to $SO"
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_failure 1
+    assert_output --partial "nccl-init: no record (no $RECORD)"
+}
+
+@test "a killed --enforce run leaves its record, which the plugin refuses: its writer no longer runs" {
+    write_record --enforce
+    local child
+    child=$(pgrep -P "$WRITER" sleep)
+    kill -KILL "$WRITER"
+    wait "$WRITER" || true
+    kill -KILL "$child"
+    grep -qx NCCL_INIT_ENFORCE=1 "$RECORD"
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_failure 1
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to bogus0"
+    assert_line --regexp "^[^ ]+:[0-9]+:[0-9]+ $INFO nccl-init: no record \($RECORD: written by nccl-init pid $WRITER, which is no longer running \(a run that has ended, or an older record put back\)\): NCCL's own environment only\$"
+    # a pid taken by another process since: its start time differs
+    sed -i "s/^NCCL_INIT_PID=.*/NCCL_INIT_PID=$$/" "$RECORD"
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_failure 1
+    assert_output --partial "written by nccl-init pid $$, which is no longer running"
+}
+
+@test "roll-back: in a 0777 record directory another uid puts an earlier start's enforced record back; the plugin and verify refuse it" {
+    local nobody=(setpriv --reuid nobody --regid nogroup --clear-groups)
+    write_record --enforce
+    local first=$WRITER
+    chmod 0777 /run/nccl-init
+    "${nobody[@]}" mv "$RECORD" /run/nccl-init/kept.env
+    stop_writer
+    # the next start, not enforced, writes its own record
+    write_record
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_failure 1
+    assert_output --partial 'not enforced'
+    # and the other uid renames the earlier one over it
+    "${nobody[@]}" mv /run/nccl-init/kept.env "$RECORD"
+    grep -qx NCCL_INIT_ENFORCE=1 "$RECORD"
+    probe NCCL_SOCKET_IFNAME=bogus0
+    assert_failure 1
+    assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to bogus0"
+    assert_output --partial "nccl-init: no record ($RECORD: written by nccl-init pid $first, which is no longer running"
+    refute_output --partial 'Bootstrap: Using lo'
+    run --separate-stderr "$NI" verify
+    assert_failure 2
+    [[ "$stderr" == *"the resolved set in $RECORD was written by nccl-init pid $first, which is not running in this PID namespace"* ]]
+}
+
 @test "a group-writable record is refused; one in an other-writable record directory (an emptyDir, sticky or not) is served" {
     write_record
     chmod 0664 "$RECORD"
@@ -249,24 +334,26 @@ assert_refused() {
     [[ "$stderr" != *warning* ]]
     assert_equal "$(stat -c '%u %a %h' "$RECORD" /run/nccl-init/state.json | sort -u)" "65532 644 1"
     grep -qx NCCL_SOCKET_IFNAME=lo "$RECORD"
-    # a restart: unchanged, the same inode
+    # a restart: a new record, which names its own writer, 65532's again
     local ino
     ino=$(stat -c %i "$RECORD")
     run --separate-stderr "${u[@]}" "$NI" --profile-dir "$TMP" --sinks record -p lo -- /bin/true
     assert_success
-    assert_equal "$(stat -c %i "$RECORD")" "$ino"
+    [ "$(stat -c %i "$RECORD")" != "$ino" ]
+    assert_equal "$(stat -c '%u %a %h' "$RECORD")" "65532 644 1"
     # a file of root's there is replaced by one of 65532's (root's was
     # not made by this writer)
     cp "$RECORD" "$TMP/r"
     rm "$RECORD"
     install -m 0644 "$TMP/r" "$RECORD"
-    run --separate-stderr "${u[@]}" "$NI" --profile-dir "$TMP" --sinks record -p lo -- /bin/true
-    assert_success
-    assert_equal "$(stat -c '%u %a' "$RECORD")" "65532 644"
-    run timeout 30 "${u[@]}" env -i NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP \
-        NCCL_ENV_PLUGIN="$TMP/libnccl-env.so" /usr/bin/python3 -I "$ENVPROBE" "$LIBNCCL"
+    # the probe as the command: it runs while its writer does
+    run timeout 30 "${u[@]}" "$NI" -q --profile-dir "$TMP" --sinks record -p lo -- \
+        sh -c 'stat -c "%u %a" '"$RECORD"'; exec env -i NCCL_DEBUG=INFO \
+        NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP NCCL_ENV_PLUGIN='"$TMP/libnccl-env.so"' \
+        /usr/bin/python3 -I '"$ENVPROBE $LIBNCCL"
     echo "$output"
     assert_success
+    assert_line --index 0 "65532 644"
     assert_output --partial "$INFO NCCL_SOCKET_IFNAME set by environment to lo"
     assert_output --partial 'nccl-init: 2 values from /run/nccl-init/profile.env'
     # without the directory, a non-root writer cannot make it: one warning
@@ -354,18 +441,19 @@ assert_refused() {
     local big
     big=$(printf '%5000s' '' | tr ' ' x)
     # RECORD_CONTENT | REASON (a regex)
-    # The good record, its lines and their newlines.
+    # The good record, its lines and their newlines (6: the writer's two
+    # among them).
     local g
     g=$(cat "$TMP/good")$'\n'
     local -a cases=(
-        "${g}NCCL_X=$big|$RECORD: line 5: longer than 4096 bytes"
+        "${g}NCCL_X=$big|$RECORD: line 7: longer than 4096 bytes"
         "$(grep -v '^NCCL_INIT_DIGEST=' "$TMP/good")|$RECORD: no NCCL_INIT_DIGEST line"
         "${g}NCCL_SOCKET_IFNAME=eth0|$RECORD: the key NCCL_SOCKET_IFNAME is there more than once"
         "${g}NCCL_INIT_ENFORCE=yes|$RECORD: NCCL_INIT_ENFORCE is not 1"
-        "${g}NCCL_X=a$(printf '\r')|$RECORD: line 5: a control byte \(0x0d\) in the value"
-        "${g}|$RECORD: line 5: not KEY=VALUE \(a key starts with a letter or '_'\)"
-        "${g}#comment|$RECORD: line 5: not KEY=VALUE \(a key starts with a letter or '_'\)"
-        "${g}NCCL-X=1|$RECORD: line 5: not KEY=VALUE \(a key is letters, digits and '_', then '='\)"
+        "${g}NCCL_X=a$(printf '\r')|$RECORD: line 7: a control byte \(0x0d\) in the value"
+        "${g}|$RECORD: line 7: not KEY=VALUE \(a key starts with a letter or '_'\)"
+        "${g}#comment|$RECORD: line 7: not KEY=VALUE \(a key starts with a letter or '_'\)"
+        "${g}NCCL-X=1|$RECORD: line 7: not KEY=VALUE \(a key is letters, digits and '_', then '='\)"
         "${g}$(seq -f 'NCCL_K%g=1' 600)|$RECORD: more than 512 lines"
     )
     local c
