@@ -114,13 +114,13 @@ print(subprocess.run([sys.executable, '-c', 'import os; print(os.environ[\"NCCL_
     hook
     f=$(readlink -f "$STDLIB/sitecustomize.py")
     sum=$(sha256sum "$f")
-    hook --enforce
-    assert_equal "$(sha256sum "$f")" "$sum"
-    grep -qx NCCL_INIT_ENFORCE=1 /run/nccl-init/profile.env
-    run --separate-stderr env -i NCCL_ALGO=Tree NCCL_PROTO=Simple OTHER=x "$PY" -c \
-        'import os; print(os.environ["NCCL_ALGO"], os.environ["NCCL_PROTO"], os.environ["OTHER"], "NCCL_INIT_ENFORCE" in os.environ)'
+    # the Python process runs under the --enforce run: it ends with it
+    run --separate-stderr "$NI" -q --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu \
+        --enforce -- env -i NCCL_ALGO=Tree NCCL_PROTO=Simple OTHER=x "$PY" -c \
+        'import os; print(open("/run/nccl-init/profile.env").read().count("NCCL_INIT_ENFORCE=1\n"), os.environ["NCCL_ALGO"], os.environ["NCCL_PROTO"], os.environ["OTHER"], "NCCL_INIT_ENFORCE" in os.environ)'
     assert_success
-    assert_output "Ring LL x False"
+    assert_equal "$(sha256sum "$f")" "$sum"
+    assert_output "1 Ring LL x False"
     assert_equal "$stderr" ""
 }
 

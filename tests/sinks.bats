@@ -220,8 +220,10 @@ files_in() { ls -A "$1"; }
             esac
             assert_equal "$(note_of "$r/etc/${f%%:*}")" "$want"
         done
-        # start 100 wrote none of the three
-        [ "$(grep -c '"outcome": "unchanged"' "$r/run/nccl-init/state.json")" = 3 ]
+        # start 100 wrote neither file; the record is new at every start,
+        # since it names its writer
+        [ "$(grep -c '"outcome": "unchanged"' "$r/run/nccl-init/state.json")" = 2 ]
+        grep -q '"sink": "record", .*"outcome": "written"' "$r/run/nccl-init/state.json"
         [ "$(grep -c '"outcome": ' "$r/run/nccl-init/state.json")" = 3 ]
     done
 }
@@ -241,16 +243,20 @@ files_in() { ls -A "$1"; }
         <(env NCCL_ALGO=Tree "$NI" render --profile-dir "$PROFILES" -p pcie-8gpu \
             --format etc-environment 2>/dev/null)
 
-    run --separate-stderr env NCCL_ALGO=Tree "$NI" -q --enforce --root "$ROOT" --sinks "$SINKS" \
-        --profile-dir "$PROFILES" -p pcie-8gpu -- printenv NCCL_ALGO
+    # the record read while the run lasts: an --enforce run takes it back
+    # when it ends
+    run --separate-stderr env NCCL_ALGO=Tree "$NI" --enforce --root "$ROOT" --sinks "$SINKS" \
+        --profile-dir "$PROFILES" -p pcie-8gpu -- \
+        sh -c 'printenv NCCL_ALGO; grep -x NCCL_ALGO=Ring "$1"' sh "$ROOT/run/nccl-init/profile.env"
     assert_success
-    assert_output Ring
+    assert_output $'Ring\nNCCL_ALGO=Ring'
     for f in environment nccl.conf; do
         [ "$(grep -c '^NCCL_ALGO=' "$ROOT/etc/$f")" = 1 ]
         grep -qx NCCL_ALGO=Ring "$ROOT/etc/$f"
         [ "$(grep -cx -- "$BEGIN" "$ROOT/etc/$f")" = 1 ]
     done
-    grep -qx NCCL_ALGO=Ring "$ROOT/run/nccl-init/profile.env"
+    [[ "$stderr" == *"sink record: $ROOT/run/nccl-init/profile.env: taken back: the --enforce run has ended"* ]]
+    [ ! -e "$ROOT/run/nccl-init/profile.env" ]
 }
 
 @test "a value pam_env cannot carry is left out of etc/environment only, with a warning" {
@@ -351,21 +357,29 @@ files_in() { ls -A "$1"; }
 }
 
 @test "the record: profile.env is the resolved set, state.json names the command's pid" {
-    run --separate-stderr ni_start --sinks "$SINKS" -- sh -c 'echo $$ >"$1"; printenv NCCL_INIT_DIGEST >"$2"' \
-        sh "$TMP/pid" "$TMP/digest"
+    run --separate-stderr ni_start --sinks "$SINKS" -- \
+        sh -c 'echo $$ >"$1"; printenv NCCL_INIT_DIGEST >"$2"; echo $PPID >"$3"' \
+        sh "$TMP/pid" "$TMP/digest" "$TMP/ppid"
     assert_success
     local digest pid
     digest=$(cat "$TMP/digest")
     pid=$(cat "$TMP/pid")
     [[ "$digest" =~ ^[0-9a-f]{64}$ ]]
     [ "$pid" -gt 0 ]
-    # profile.env: the profile's lines, the two nccl-init adds, nothing else
+    # profile.env: the profile's lines, the four nccl-init adds (its
+    # writer: nccl-init, the command's parent, and its start time), nothing
+    # else
+    local start
+    start=$(sed -n 's/^NCCL_INIT_START=//p' "$ROOT/run/nccl-init/profile.env")
+    [[ "$start" =~ ^[0-9]+$ ]]
     {
         grep -E '^[A-Z_][A-Z0-9_]*=' "$PROFILES/pcie-8gpu.env"
         echo NCCL_INIT_PROFILE=pcie-8gpu
         echo "NCCL_INIT_DIGEST=$digest"
+        echo "NCCL_INIT_PID=$(cat "$TMP/ppid")"
+        echo "NCCL_INIT_START=$start"
     } | LC_ALL=C sort >"$TMP/want.env"
-    [ "$(wc -l <"$TMP/want.env")" = 7 ]
+    [ "$(wc -l <"$TMP/want.env")" = 9 ]
     diff <(LC_ALL=C sort "$ROOT/run/nccl-init/profile.env") "$TMP/want.env"
     [ -z "$(tail -c1 "$ROOT/run/nccl-init/profile.env")" ]
     # state.json parses and agrees
@@ -384,7 +398,7 @@ for s in d["sinks"]:
         echo profile pcie-8gpu
         echo "digest $digest"
         echo "child_pid $pid int"
-        cat "$TMP/want.env"
+        grep -v '^NCCL_INIT_\(PID\|START\)=' "$TMP/want.env"
         # the paths as seen inside the root
         echo "record written /run/nccl-init/profile.env"
         echo "etc-environment written /etc/environment"
@@ -394,8 +408,9 @@ for s in d["sinks"]:
     # a second start: same files, outcome unchanged, a new pid
     run --separate-stderr ni_start --sinks "$SINKS" -- sh -c 'echo $$ >"$1"' sh "$TMP/pid"
     assert_success
+    # (the record is new at every start: it names its writer)
     run state_sinks
-    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment unchanged' 'nccl-conf unchanged')"
+    assert_output "$(printf '%s\n' 'record written' 'etc-environment unchanged' 'nccl-conf unchanged')"
     # the pid sits in room reserved before the fork, padded with spaces
     grep -qE "\"child_pid\": $(cat "$TMP/pid") *,\$" "$ROOT/run/nccl-init/state.json"
 }
@@ -491,8 +506,8 @@ etc_read_only() {
     assert_success
     [ -e "$TMP/started" ]
     [ -z "$(sink_warnings)" ]
-    run state_sinks
-    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment unchanged' 'nccl-conf unchanged')"
+    run state_sinks # the record is new at every start: it names its writer
+    assert_output "$(printf '%s\n' 'record written' 'etc-environment unchanged' 'nccl-conf unchanged')"
 }
 
 # The fault tests need strace, and ptrace allowed where they run.
@@ -944,8 +959,8 @@ fake_stdlib() {
     # and a restart leaves it alone
     run --separate-stderr ni_start --sinks "$SINKS" -- true
     assert_success
-    run state_sinks
-    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment unchanged' 'nccl-conf unchanged')"
+    run state_sinks # the record is new at every start: it names its writer
+    assert_output "$(printf '%s\n' 'record written' 'etc-environment unchanged' 'nccl-conf unchanged')"
 }
 
 # --- a restart: every file read and compared, an unchanged one left alone ---
@@ -959,7 +974,13 @@ restarted() {
 @test "restart: as PID 1 (the child is pid 2 again), a current state.json is left alone; a changed one is put right" {
     unshare --pid --fork true 2>/dev/null || skip "no PID namespaces here"
     restarted
-    pid1_start() { unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true; }
+    # Each start's record names its writer, pid 1 with its start time in
+    # clock ticks (10 ms): 20 ms apart, every start writes a record of its
+    # own, and state.json says "written" for it each time.
+    pid1_start() {
+        sleep 0.02
+        unshare --pid --fork "$NI" -q --root "$ROOT" --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- true
+    }
     pid1_start # the record is written for pid 2
     grep -qE '"child_pid": 2,$' "$ROOT/run/nccl-init/state.json"
     cp "$ROOT/run/nccl-init/state.json" "$TMP/state.want"
@@ -1020,8 +1041,8 @@ PY
         --sinks "$SINKS" -- true
     assert_success
     cmp "$ROOT/etc/environment" "$TMP/environment.want"
-    run state_sinks
-    assert_output "$(printf '%s\n' 'record unchanged' 'etc-environment written' 'nccl-conf unchanged')"
+    run state_sinks # the record is new at every start: it names its writer
+    assert_output "$(printf '%s\n' 'record written' 'etc-environment written' 'nccl-conf unchanged')"
 }
 
 @test "restart: another profile value, or another set of sinks, writes what changed" {
@@ -1044,13 +1065,16 @@ PY
     assert_success
     ! grep -q '^NCCL_INIT_ENFORCE=' "$ROOT/run/nccl-init/profile.env"
     grep -qx '  "enforce": false,' "$ROOT/run/nccl-init/state.json"
-    run --separate-stderr ni_start --enforce --sinks record -- printenv NCCL_INIT_ENFORCE
+    # the record as the --enforce run has it (it takes it back at its end)
+    run --separate-stderr ni_start --enforce --sinks record -- \
+        sh -c 'cp "$1" "$2"; printenv NCCL_INIT_ENFORCE' sh "$ROOT/run/nccl-init/profile.env" \
+        "$TMP/enforced.env"
     assert_failure 1 # not in the child's environment
-    [ "$(grep -c '^NCCL_INIT_ENFORCE=' "$ROOT/run/nccl-init/profile.env")" = 1 ]
-    grep -qx 'NCCL_INIT_ENFORCE=1' "$ROOT/run/nccl-init/profile.env"
+    [ "$(grep -c '^NCCL_INIT_ENFORCE=' "$TMP/enforced.env")" = 1 ]
+    grep -qx 'NCCL_INIT_ENFORCE=1' "$TMP/enforced.env"
     grep -qx '  "enforce": true,' "$ROOT/run/nccl-init/state.json"
     # in key order among the rest, and in no other sink
-    diff <(LC_ALL=C sort "$ROOT/run/nccl-init/profile.env") "$ROOT/run/nccl-init/profile.env"
+    diff <(LC_ALL=C sort "$TMP/enforced.env") "$TMP/enforced.env"
     run --separate-stderr ni_start --enforce --sinks "$SINKS" -- true
     ! grep -q NCCL_INIT_ENFORCE "$ROOT/etc/environment" "$ROOT/etc/nccl.conf"
 }
@@ -1076,7 +1100,7 @@ PY
     assert_failure 2
     [ ! -e "$TMP/started" ]
     assert_equal "$(sink_warnings)" \
-        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: 522 lines, 5825 bytes: more than its readers take (512 lines, 65536 bytes); skipped"
+        "nccl-init: warning: sink record: $ROOT/run/nccl-init/profile.env: 524 lines, 5867 bytes: more than its readers take (512 lines, 65536 bytes); skipped"
     [[ "$stderr" == *"nccl-init: error: --strict: 1 sink could not be written; command not started" ]]
     assert_equal "$(files_in "$ROOT/etc")" ""
     assert_equal "$(files_in "$ROOT/run")" ""
@@ -1091,7 +1115,7 @@ PY
     assert_success
     [ -e "$TMP/started" ]
     [ "$(sink_warnings | wc -l)" = 1 ]
-    [[ "$(sink_warnings)" == *"sink record: $ROOT/run/nccl-init/profile.env: 522 lines, 5825 bytes: more than its readers take (512 lines, 65536 bytes); skipped" ]]
+    [[ "$(sink_warnings)" == *"sink record: $ROOT/run/nccl-init/profile.env: 524 lines, 5867 bytes: more than its readers take (512 lines, 65536 bytes); skipped" ]]
     [[ "$stderr" == *"sink record: $ROOT/run/nccl-init/profile.env deleted"* ]]
     [[ "$stderr" == *"sink record: $ROOT/run/nccl-init/state.json deleted"* ]]
     [ ! -e "$ROOT/run/nccl-init/profile.env" ]

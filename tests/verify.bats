@@ -770,7 +770,7 @@ print("ok")' "$output" "$TMP/other.conf"
 # 0644), replacing the one there by rename as the record sink does.
 write_record() {
     mkdir -p /run/nccl-init
-    printf '%s\n' "$@" >/run/nccl-init/.profile.env.tmp
+    { printf '%s\n' "$@"; record_writer_lines; } >/run/nccl-init/.profile.env.tmp
     chmod 0644 /run/nccl-init/.profile.env.tmp
     mv -f /run/nccl-init/.profile.env.tmp /run/nccl-init/profile.env
 }

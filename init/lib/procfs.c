@@ -10,7 +10,10 @@ bool proc_stat_read(pid_t pid, struct proc_stat *st)
 {
     char path[32], text[1024];
     struct buf b = BUF_FIXED(path);
-    buf_printf(&b, "/proc/%d/stat", (int)pid);
+    if (pid)
+        buf_printf(&b, "/proc/%d/stat", (int)pid);
+    else
+        buf_str(&b, "/proc/self/stat");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;

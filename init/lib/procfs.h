@@ -13,7 +13,9 @@ struct proc_stat {
     char comm[32];
 };
 
-/* Reads and parses /proc/PID/stat; false when the process is gone. */
+/* Reads and parses /proc/PID/stat (pid 0: /proc/self/stat, this process
+ * whichever PID namespace that /proc belongs to); false when the process
+ * is gone. */
 bool proc_stat_read(pid_t pid, struct proc_stat *st);
 
 #endif

@@ -747,13 +747,18 @@ void sinks_write(struct sink_report *r, const struct sink_options *o, const stru
         r->record_path = rooted(o, RECORD_ENV, &r->record_root_len);
         /* The record names this process, which runs as long as the
          * server does, so that its readers take it only while it runs. */
+        /* Its pid as its PID namespace numbers it, where its readers run;
+         * its start time from /proc/self, which is this process even when
+         * /proc belongs to another namespace (unshare --pid without
+         * --mount-proc): there the readers find another process under
+         * that pid, and refuse the record. */
         struct proc_stat self;
-        if (!proc_stat_read(getpid(), &self)) {
+        if (!proc_stat_read(0, &self)) {
             record_refused(r, xstrdup("cannot read this process's /proc/PID/stat, which the "
                                       "record must name (its readers check its writer runs)"));
             stop = o->strict;
         } else {
-            struct record_writer w = { (long)self.pid, self.start };
+            struct record_writer w = { (long)getpid(), self.start };
             if (format_env_file(&r->record_text, s, &w, sink_skip_warn) < 0) {
                 record_too_large(r);
                 stop = o->strict; /* then nothing at all is written */

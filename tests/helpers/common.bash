@@ -49,3 +49,16 @@ remove_python_hooks() {
     done
     rm -f /usr/lib/python3*/__pycache__/sitecustomize.* /usr/local/lib/python3*/__pycache__/sitecustomize.*
 }
+
+# The record's two writer lines (doc/sinks.md, "The writer rule") naming
+# PID (default: this shell), a process that runs while the test reads: the
+# readers take a record only then.
+record_writer_lines() {
+    local pid=${1:-$$} stat
+    stat=$(cat "/proc/$pid/stat")
+    stat=${stat##*) }
+    # shellcheck disable=SC2086
+    set -- $stat
+    echo "NCCL_INIT_PID=$pid"
+    echo "NCCL_INIT_START=${20}"
+}
