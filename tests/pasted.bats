@@ -219,24 +219,66 @@ play() {
     done
 }
 
-# The volumes of the pod spec in YAML file $1 that podman makes: emptyDir,
-# configMap and persistentVolumeClaim ones, by the names podman gives
-# them; removed before a play and in teardown.
-pod_volumes() {
-    python3 - "$1" <<'EOF'
+# What the tests need of the one Pod or Deployment (one replica, one
+# container) in YAML file $1, into the array F: kind, pod and ctr (the
+# names podman gives them), image and image_line (its line, as written),
+# ports_line (the container's "ports:" line, if any), profile
+# (NCCL_INIT_PROFILE), record (the volume at /run/nccl-init), profiles_cm
+# (the ConfigMap at /etc/nccl-init/profiles, if any) and volumes (what
+# podman makes a volume of: emptyDirs by their names, ConfigMaps, claims).
+# Fails, saying why, on anything else.
+declare -gA F
+pod_facts() {
+    local out
+    out=$(python3 - "$1" <<'EOF'
 import sys, yaml
-for d in yaml.safe_load_all(open(sys.argv[1])):
-    if not d or d.get("kind") not in ("Pod", "Deployment"):
-        continue
-    spec = d["spec"] if d["kind"] == "Pod" else d["spec"]["template"]["spec"]
-    for v in spec.get("volumes", []):
-        if "emptyDir" in v:
-            print(v["name"])
-        elif "configMap" in v:
-            print(v["configMap"]["name"])
-        elif "persistentVolumeClaim" in v:
-            print(v["persistentVolumeClaim"]["claimName"])
+text = open(sys.argv[1]).read()
+docs = [d for d in yaml.safe_load_all(text) if d and d.get("kind") in ("Pod", "Deployment")]
+if len(docs) != 1:
+    sys.exit("%d Pods or Deployments (one expected)" % len(docs))
+d = docs[0]
+if d["kind"] == "Pod":
+    spec, pod = d["spec"], d["metadata"]["name"]
+else:
+    if d["spec"].get("replicas", 1) != 1:
+        sys.exit("a Deployment of %s replicas (one expected)" % d["spec"]["replicas"])
+    spec, pod = d["spec"]["template"]["spec"], d["metadata"]["name"] + "-pod-0"
+if len(spec["containers"]) != 1:
+    sys.exit("%d containers (one expected)" % len(spec["containers"]))
+c = spec["containers"][0]
+vols = {v["name"]: v for v in spec.get("volumes", [])}
+at = {m["mountPath"]: vols[m["name"]] for m in c.get("volumeMounts", [])}
+env = {e["name"]: e.get("value") for e in c.get("env", [])}
+def line(want):
+    found = [l for l in text.split("\n") if l.strip() == want]
+    return found[0] if len(found) == 1 else ""
+names = []
+for v in vols.values():
+    if "emptyDir" in v:
+        names.append(v["name"])
+    elif "configMap" in v:
+        names.append(v["configMap"]["name"])
+    elif "persistentVolumeClaim" in v:
+        names.append(v["persistentVolumeClaim"]["claimName"])
+print("kind", d["kind"])
+print("pod", pod)
+print("ctr", pod + "-" + c["name"])
+print("image", c["image"])
+image_line = line("image: " + c["image"])
+# the container's keys are indented as its image is
+ports = image_line[:len(image_line) - len(image_line.lstrip())] + "ports:"
+print("image_line", image_line)
+print("ports_line", ports if "ports" in c and text.split("\n").count(ports) == 1 else "")
+print("profile", env.get("NCCL_INIT_PROFILE", ""))
+print("record", at.get("/run/nccl-init", {}).get("name", ""))
+print("profiles_cm", at.get("/etc/nccl-init/profiles", {}).get("configMap", {}).get("name", ""))
+print("volumes", " ".join(names))
 EOF
+) || return 1
+    F=()
+    local l
+    while IFS= read -r l; do F[${l%% *}]=${l#* }; done <<<"$out"
+    [ -n "${F[image_line]}" ] || { echo "$1: the image is not on one line of its own" >&2; return 1; }
 }
 
 # Waits until container $1 logs "server: ready"; fails when it stops first.
@@ -349,6 +391,35 @@ check_stop() {
     [ "$ms" -lt 20000 ]
 }
 
+# Plays YAML file $1 (its pod_facts in F) and checks it all: its volumes
+# removed first (podman would reuse an emptyDir or ConfigMap volume of the
+# same name, from another pod or an earlier run), the server pod, the
+# profile ConfigMap when it mounts one, the staged stop.
+play_checked() {
+    local vols
+    read -r -a vols <<<"${F[volumes]}"
+    VOLUMES=("${vols[@]}")
+    pm volume rm -f "${VOLUMES[@]}" >/dev/null 2>&1 || true
+    play "$1"
+    assert_equal "${PODS[*]}" "${F[pod]}"
+    check_server_pod "${F[ctr]}" "${F[pod]}" "${F[profile]}" "${F[record]}"
+    [ -z "${F[profiles_cm]}" ] || check_profiles_cm "${F[ctr]}" "${F[profiles_cm]}"
+    check_stop "${F[pod]}" "${F[ctr]}"
+}
+
+# The profile ConfigMap $2 (kustomize's, from profiles/) arrived in
+# container $1 as files under /etc/nccl-init/profiles, over the image's own:
+# a read-only mount of the volume podman made of it, holding the
+# repository's profiles byte for byte.
+check_profiles_cm() {
+    local ctr=$1 cm=$2
+    run pm inspect --format '{{range .Mounts}}{{println .Name .Destination .RW}}{{end}}' "$ctr"
+    assert_line "$cm /etc/nccl-init/profiles false"
+    run pm exec "$ctr" sh -c 'cd /etc/nccl-init/profiles && sha256sum * | sort -k 2'
+    assert_success
+    assert_output "$(cd "$PROFILES" && sha256sum auto.rules *.env | sort -k 2)"
+}
+
 @test "README \"In a Dockerfile\", as pasted: buildah builds it on the stand-in vLLM base and the parts image" {
     need_containers
     readme_block "In a Dockerfile" dockerfile >"$TMP/Dockerfile.pasted"
@@ -379,24 +450,83 @@ check_stop() {
 @test "README \"In a pod\", as pasted: podman kube play; nccl-init PID 1 as 65532 on a read-only root, the record in the emptyDir, 8 of 8, verify, the staged stop, exit 0" {
     need_image "$IMG_README"
     readme_block "In a pod" yaml >"$TMP/pod.pasted.yaml"
-    local image
-    image=$(python3 -c '
-import sys, yaml
-d = yaml.safe_load(open(sys.argv[1]))
-assert d["kind"] == "Pod" and len(d["spec"]["containers"]) == 1
-print(d["spec"]["containers"][0]["image"])' "$TMP/pod.pasted.yaml") ||
-        { echo "README.md \"## In a pod\": not a Pod with one container" >&2; false; }
+    pod_facts "$TMP/pod.pasted.yaml" || { echo "README.md \"## In a pod\": cannot use it" >&2; false; }
+    [ "${F[kind]}" = Pod ]
     cp "$TMP/pod.pasted.yaml" "$TMP/pod.yaml"
     # no registry: the image the README's Dockerfile built (the test above)
-    forced "image: $image -> image: $IMG_README (the README's Dockerfile, built here)"
-    replace_line "$TMP/pod.yaml" "      image: $image" "      image: $IMG_README"
+    forced "image: ${F[image]} -> image: $IMG_README (the README's Dockerfile, built here)"
+    replace_line "$TMP/pod.yaml" "${F[image_line]}" "${F[image_line]%%image:*}image: $IMG_README"
     run diff "$TMP/pod.pasted.yaml" "$TMP/pod.yaml"
     echo "$output"
     [ "$(grep -c '^[<>]' <<<"$output")" = 2 ]
-    mapfile -t VOLUMES < <(pod_volumes "$TMP/pod.yaml")
-    pm volume rm -f "${VOLUMES[@]}" >/dev/null 2>&1 || true
-    play "$TMP/pod.yaml"
-    assert_equal "${PODS[*]}" vllm
-    check_server_pod vllm-vllm vllm pcie-8gpu record
-    check_stop vllm vllm-vllm
+    play_checked "$TMP/pod.yaml"
+}
+
+# Kustomization docker/k8s/$1 as kubectl apply -k builds it, its
+# Deployment played with image $2 (built here from Dockerfile variant $3 on
+# the stand-in base).
+play_kustomization() {
+    local dir=$1 img=$2 variant=$3
+    command -v kubectl >/dev/null || skip "kubectl is not installed (its kustomize builds the manifests)"
+    build_bases
+    run build_image --variant "$variant" -t "$img" --build-arg "BASE_IMAGE=$STANDIN_BASE"
+    [ "$status" = 0 ] || echo "$output"
+    assert_success
+    run --separate-stderr kubectl kustomize "$REPO/docker/k8s/$dir"
+    assert_success
+    printf '%s\n' "$output" >"$TMP/k.pasted.yaml"
+    pod_facts "$TMP/k.pasted.yaml" || { echo "docker/k8s/$dir: cannot use it" >&2; false; }
+    [ "${F[kind]}" = Deployment ]
+    [ -n "${F[profiles_cm]}" ] && [ -n "${F[ports_line]}" ]
+    cp "$TMP/k.pasted.yaml" "$TMP/k.yaml"
+    # no registry: the image of docker/$variant built here
+    forced "image: ${F[image]} -> image: $img (docker/Dockerfile $variant variant on the stand-in base)"
+    replace_line "$TMP/k.yaml" "${F[image_line]}" "${F[image_line]%%image:*}image: $img"
+    # podman would publish the containerPort on the host's port of the same
+    # number, which --network none refuses (and these tests stay off the
+    # network)
+    forced "the container's ports: left out (podman publishes them on the host; --network none here)"
+    drop_block "$TMP/k.yaml" "${F[ports_line]}"
+    run diff "$TMP/k.pasted.yaml" "$TMP/k.yaml"
+    echo "$output"
+    # the image line, and the ports block's three lines
+    [ "$(grep -c '^<' <<<"$output")" = 4 ]
+    [ "$(grep -c '^>' <<<"$output")" = 1 ]
+    play_checked "$TMP/k.yaml"
+    # the liveness probe as podman made it: a healthcheck that podman runs
+    # only from systemd timers (none here), on port 0 (the named port "http"
+    # read as a number)
+    run pm inspect --format '{{json .Config.Healthcheck.Test}}' "${F[ctr]}"
+    echo "healthcheck: $output"
+}
+
+@test "docker/k8s/vllm/single-node, as kustomize builds it: podman kube play of the Deployment; the profile ConfigMap under /etc/nccl-init/profiles is the profile used; PID 1, read-only root, record, 8 of 8, verify, staged stop, exit 0" {
+    need_containers
+    play_kustomization vllm/single-node "$IMG_VLLM" vllm
+}
+
+@test "docker/k8s/sglang/single-node, as kustomize builds it: podman kube play of the Deployment (python3 -m sglang.launch_server); the profile ConfigMap is the profile used; PID 1, read-only root, record, 8 of 8, verify, staged stop, exit 0" {
+    need_containers
+    play_kustomization sglang/single-node "$IMG_SGLANG" sglang
+}
+
+# Every kustomization of docker/k8s is played above or is a LeaderWorkerSet.
+@test "docker/k8s: every kustomization is a Deployment played above, or a LeaderWorkerSet, which podman cannot play (skipped)" {
+    command -v kubectl >/dev/null || skip "kubectl is not installed (its kustomize builds the manifests)"
+    local d dirs=() lws=()
+    mapfile -t dirs < <(cd "$REPO/docker/k8s" && grep -lx 'kind: Kustomization' --include kustomization.yaml -r . |
+        xargs -n 1 dirname | sed 's|^\./||' | sort)
+    for d in "${dirs[@]}"; do
+        run --separate-stderr kubectl kustomize "$REPO/docker/k8s/$d"
+        assert_success
+        kinds=$(grep -E '^kind: ' <<<"$output" | sort -u | tr '\n' ' ')
+        case "$d: $kinds" in
+            "sglang/single-node: kind: ConfigMap kind: Deployment kind: Service " | \
+                "vllm/single-node: kind: ConfigMap kind: Deployment kind: Service ") ;;
+            *": kind: ConfigMap kind: LeaderWorkerSet kind: Service ") lws+=("$d") ;;
+            *) echo "docker/k8s/$d: $kinds: not played by this file" >&2; false ;;
+        esac
+    done
+    assert_equal "${lws[*]}" "sglang/multi-node vllm/multi-node vllm/multi-node-ray"
+    skip "LeaderWorkerSets (${lws[*]}): a custom resource podman kube play cannot play, whose pods need the LWS controller's LWS_* variables (\$(VAR) in their args) and their group over the network"
 }
