@@ -24,8 +24,10 @@
 #     containerPort without hostPort on the host's port of the same number,
 #     which needs a network; under --network none it refuses the pod. The
 #     tests touch nothing but loopback.
-#   - /dev/shm: the stand-in base ships it as 1777 (see "dshm" below); the
-#     manifests' dshm emptyDir stays.
+#   - docker/Dockerfile and docker/Dockerfile.vllm (the kustomizations'
+#     images) built with BASE_IMAGE= that stand-in base.
+#   - /dev/shm: the stand-in base ships it as 1777 (build_standin_base says
+#     why); the manifests' dshm emptyDir stays as it is.
 #
 # What podman 4.3.1's kube play makes of the manifests' fields (read in its
 # sources, pkg/specgen/generate/kube and pkg/domain/infra/abi/play.go at
@@ -37,16 +39,17 @@
 #       as podman run --read-only would add)
 #     allowPrivilegeEscalation: false: no_new_privs
 #     capabilities.drop: [ALL]: no capabilities
-#     resources.limits.memory / requests.memory: the cgroup's memory.max and
-#       memory.low; limits.cpu would be a CFS quota
+#     resources.limits.memory / requests.memory: the container's memory
+#       limit and reservation; limits.cpu would be a CFS quota
 #     args: (the image's ENTRYPOINT kept, its CMD replaced); command: would
 #       replace the ENTRYPOINT, as on Kubernetes
 #     env:, volumeMounts readOnly, replicas (pods NAME-pod-0 ...), labels
 #     emptyDir: a podman volume NAMED after the volume, on disk under the
 #       storage, created on first use and owned/moded like the image's
 #       directory at the mount point (the container's uid where there is
-#       none): NOT a fresh per-pod directory, so two pods (or two runs) with
-#       an emptyDir of the same name share it; removed here between plays
+#       none): NOT a fresh per-pod directory, so two pods with an emptyDir
+#       of the same name share it (the same record), and it goes only with
+#       the last pod that uses it; removed here before and after each play
 #     configMap volume: a podman volume named after the ConfigMap, from a
 #       ConfigMap in the same YAML, its keys as files; reused as it is when
 #       a volume of that name exists (removed here between plays)
@@ -71,8 +74,9 @@
 #     nodeSelector, affinity, strategy, selector; kinds Service (and any
 #       other but Pod, Deployment, ConfigMap, PersistentVolumeClaim)
 #   and two behaviours to know:
-#     podman kube down (and play --replace) removes the pods at once, with
-#       SIGKILL: no ordered stop; the tests stop with podman pod stop -t 30
+#     podman kube down (and play --replace) stops the pods with a timeout
+#       of 0, SIGKILL right after SIGTERM: no ordered stop; the tests stop
+#       with podman pod stop -t 30
 #     ports: see the substitution above
 #
 # LeaderWorkerSets (the multi-node kustomizations) are a custom resource
@@ -83,8 +87,9 @@
 # that --network none forbids. Their test skips with that reason after
 # checking that docker/k8s holds no other kind of kustomization.
 #
-# Time: with the images cached, about 2 minutes; the pods are played one
-# at a time, since their emptyDirs (tmp, home, dshm) share names.
+# Time: with the images cached, under a minute on 2 cores (each test prints
+# its own); the pods are played one at a time, since their emptyDirs (tmp,
+# home, dshm) share names.
 
 load helpers/common
 load helpers/containers
@@ -273,6 +278,9 @@ print("profile", env.get("NCCL_INIT_PROFILE", ""))
 print("record", at.get("/run/nccl-init", {}).get("name", ""))
 print("profiles_cm", at.get("/etc/nccl-init/profiles", {}).get("configMap", {}).get("name", ""))
 print("volumes", " ".join(names))
+mem = str(c.get("resources", {}).get("limits", {}).get("memory", ""))
+units = {"Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+print("memory", int(mem[:-2]) * units[mem[-2:]] if mem[-2:] in units else "")
 EOF
 ) || return 1
     F=()
@@ -310,7 +318,11 @@ check_server_pod() {
     assert_line --regexp $'^CapEff:\t0000000000000000$'
     # the runtime's default seccomp filter (2: filter mode)
     assert_line --regexp $'^Seccomp:\t2$'
-    # a read-only root, not even root could write it
+    # the memory limit, podman's stop timeout (not the pod's grace)
+    run pm inspect --format '{{.HostConfig.Memory}} {{.Config.StopTimeout}}' "$ctr"
+    echo "memory limit, stop timeout: $output"
+    assert_output --regexp "^${F[memory]:-0} "
+    # a read-only root
     run pm exec "$ctr" sh -c 'echo x >/nccl-init-probe'
     assert_failure
     assert_output --partial "Read-only file system"
@@ -420,18 +432,21 @@ check_profiles_cm() {
     assert_output "$(cd "$PROFILES" && sha256sum auto.rules *.env | sort -k 2)"
 }
 
-@test "README \"In a Dockerfile\", as pasted: buildah builds it on the stand-in vLLM base and the parts image" {
-    need_containers
+# The README's Dockerfile ("## In a Dockerfile"), built as IMG_README with
+# its two forced substitutions; by both README tests, so that the pod never
+# runs an image left from an earlier run (the layer cache makes the second
+# build take seconds).
+build_readme_image() {
     readme_block "In a Dockerfile" dockerfile >"$TMP/Dockerfile.pasted"
     local from parts
     from=$(sed -n 's/^FROM \([^ ]*\)$/\1/p' "$TMP/Dockerfile.pasted")
     parts=$(sed -n 's|^COPY --from=\([^ ]*\) / /$|\1|p' "$TMP/Dockerfile.pasted")
-    [ -n "$from" ] && [ -n "$parts" ] ||
-        { echo "README.md \"## In a Dockerfile\": no FROM IMAGE or COPY --from=IMAGE / / line" >&2; false; }
+    [ "$(wc -l <<<"$from")" = 1 ] && [ -n "$from" ] && [ "$(wc -l <<<"$parts")" = 1 ] && [ -n "$parts" ] ||
+        { echo "README.md \"## In a Dockerfile\": not one FROM IMAGE and one COPY --from=IMAGE / / line" >&2; false; }
     build_bases
     cp "$TMP/Dockerfile.pasted" "$TMP/Dockerfile"
     # no registry: the stand-in vLLM base and the parts image built here
-    forced "FROM $from -> FROM $STANDIN_BASE (the stand-in vLLM base: demo-server.py as vllm)"
+    forced "FROM $from -> FROM $STANDIN_BASE (the stand-in base: demo-server.py as vllm, /dev/shm 1777)"
     replace_line "$TMP/Dockerfile" "FROM $from" "FROM $STANDIN_BASE"
     forced "COPY --from=$parts -> COPY --from=$IMG_PARTS (make image VARIANT=parts, built here)"
     replace_line "$TMP/Dockerfile" "COPY --from=$parts / /" "COPY --from=$IMG_PARTS / /"
@@ -439,16 +454,33 @@ check_profiles_cm() {
     echo "$output"
     # two lines changed, nothing else
     [ "$(grep -c '^[<>]' <<<"$output")" = 4 ]
-    mkdir "$TMP/ctx"
+    mkdir -p "$TMP/ctx"
     run bh bud --isolation chroot --layers -f "$TMP/Dockerfile" -t "$IMG_README" "$TMP/ctx"
     echo "$output"
     assert_success
+    BUILD_OUT=$output
+}
+
+@test "README \"In a Dockerfile\", as pasted: buildah builds it on the stand-in vLLM base and the parts image" {
+    need_containers
+    build_readme_image
     run pm image inspect --format '{{json .Config.Entrypoint}} {{json .Config.Cmd}} {{.Config.StopSignal}}' "$IMG_README"
     assert_output '["/usr/local/bin/nccl-init","--","vllm","serve"] null SIGTERM'
+    run pm image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMG_README"
+    assert_line NCCL_INIT_PROFILE=pcie-8gpu
+    # install hooked the stdlib and linked the plugin, render checked the
+    # profile (run, or their layers from the cache)
+    if [[ $BUILD_OUT != *"Using cache"* ]]; then
+        [[ $BUILD_OUT == *"nccl-init: python hook: /etc/python3."*"sitecustomize.py written"* ]]
+        [[ $BUILD_OUT == *"nccl-init: profile pcie-8gpu: 5 variables"* ]]
+    fi
+    run prun --rm --entrypoint /bin/sh "$IMG_README" -c 'readlink /usr/lib/*-linux-gnu/libnccl-env.so'
+    assert_output /usr/local/lib/nccl-init/libnccl-env.so
 }
 
 @test "README \"In a pod\", as pasted: podman kube play; nccl-init PID 1 as 65532 on a read-only root, the record in the emptyDir, 8 of 8, verify, the staged stop, exit 0" {
-    need_image "$IMG_README"
+    need_containers
+    build_readme_image
     readme_block "In a pod" yaml >"$TMP/pod.pasted.yaml"
     pod_facts "$TMP/pod.pasted.yaml" || { echo "README.md \"## In a pod\": cannot use it" >&2; false; }
     [ "${F[kind]}" = Pod ]
@@ -469,6 +501,8 @@ play_kustomization() {
     local dir=$1 img=$2 variant=$3
     command -v kubectl >/dev/null || skip "kubectl is not installed (its kustomize builds the manifests)"
     build_bases
+    # no registry: the stand-in base for the server's image
+    forced "BASE_IMAGE of docker/ ($variant) -> $STANDIN_BASE (the stand-in base)"
     run build_image --variant "$variant" -t "$img" --build-arg "BASE_IMAGE=$STANDIN_BASE"
     [ "$status" = 0 ] || echo "$output"
     assert_success
