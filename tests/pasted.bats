@@ -109,12 +109,14 @@ setup() {
     T0=$SECONDS
     PODS=()
     VOLUMES=()
+    F=()
 }
 
 teardown() {
     if [ -z "${CONTAINER_SKIP:-}" ]; then
+        # the pods played, and the one a failed play may have left
         local p
-        for p in "${PODS[@]}"; do
+        for p in "${PODS[@]}" ${F[pod]:+"${F[pod]}"}; do
             pm pod rm -f -t 0 "$p" >/dev/null 2>&1 || true
         done
         [ "${#VOLUMES[@]}" = 0 ] || pm volume rm -f "${VOLUMES[@]}" >/dev/null 2>&1 || true
