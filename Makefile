@@ -117,13 +117,16 @@ $(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STA
 # and the two marked), NEEDED is libc.so.6 alone (--no-undefined catches
 # anything else), and no symbol may need a glibc newer than 2.28 (RHEL 8):
 # the check after the link fails the build otherwise. It includes only
-# init/lib/paths.h of init/.
+# init/lib/paths.h of init/. -z nodelete: NCCL's atexit handler dlcloses
+# the plugin while the server's other threads may still be inside getEnv;
+# unmapped under them, they died of SIGSEGV at exit (issue 34, finding 5).
+# Kept mapped, they run on until the process ends.
 PLUGIN_SRCS := $(wildcard plugin/*.c)
 PLUGIN_HDRS := $(wildcard plugin/*.h) init/lib/paths.h
 PLUGIN_CFLAGS := $(STD) $(WARN) -O2 -fPIC -fvisibility=hidden -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2
 PLUGIN_LDFLAGS := -shared -Wl,-soname,libnccl-env.so -Wl,-z,relro,-z,now -Wl,-z,noexecstack \
-	-Wl,--no-undefined -s
+	-Wl,-z,nodelete -Wl,--no-undefined -s
 # The newest glibc symbol version the plugin may need.
 PLUGIN_GLIBC_MAX := 2.28
 
@@ -178,6 +181,13 @@ $(BUILD)/test/orphans: tests/helpers/orphans.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
 
+# The env plugin as a C server meets it (tests/plugin.bats): NCCL's first
+# init with stdout a closed pipe, errno across init/getEnv/finalize, exit
+# while threads are in getEnv.
+$(BUILD)/test/plugin-harness: tests/helpers/plugin-harness.c plugin/nccl_env.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -pthread -o $@ $< -ldl
+
 # docker when a daemon answers, else buildah; the variables (command-line
 # ones included: make exports those) reach the script through the
 # environment.
@@ -192,7 +202,7 @@ test-gpu: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
 test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
-		$(BUILD)/test/orphans $(K8S_NPM_STAMP)
+		$(BUILD)/test/orphans $(BUILD)/test/plugin-harness $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
 demo: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so

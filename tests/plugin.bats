@@ -12,6 +12,8 @@ load helpers/prefix
 
 LIBNCCL=${LIBNCCL_PATH:-/usr/local/cuda/lib64/libnccl.so.2}
 ENVPROBE=$BATS_TEST_DIRNAME/helpers/nccl-env-probe.py
+# A C server's side of the plugin (helpers/plugin-harness.c; make test builds it).
+HARNESS=$REPO/build/test/plugin-harness
 RECORD=/run/nccl-init/profile.env
 # What NCCL's debug lines start with: "HOST:PID:TID [DEV] NCCL INFO".
 INFO='NCCL INFO'
@@ -94,6 +96,8 @@ assert_refused() {
     [ "$(grep '(NEEDED)' <<<"$output" | sed 's/.*\[\(.*\)\]/\1/')" = libc.so.6 ]
     assert_line --regexp '\(SONAME\) +Library soname: \[libnccl-env\.so\]'
     assert_output --regexp '\(FLAGS\) +BIND_NOW'
+    # -z nodelete: NCCL's atexit dlclose leaves it mapped (issue 34, finding 5)
+    assert_output --regexp '\(FLAGS_1\) +Flags: .*\bNODELETE\b'
     readelf -lW "$SO" | grep -q GNU_RELRO
     # Defined dynamic symbols: the two plugin structs, nothing else.
     run bash -c "objdump -T '$SO' | awk '\$4 != \"*UND*\" && \$NF ~ /^[A-Za-z_]/ && / g /' | awk '{ print \$NF }' | sort"
@@ -433,6 +437,157 @@ assert_refused() {
     rm -rf /run/nccl-init
     probe v2 "$SO" NCCL_SOCKET_IFNAME
     assert_line "log 3 0x81 plugin/plugin.c: nccl-init: no record (no /run/nccl-init): NCCL's own environment only"
+}
+
+# A v1 line of the plugin's own, as NCCL's look: "HOST:PID:TID NCCL LEVEL nccl-init: ...".
+V1_LINE='^[^ ]+:[0-9]+:[0-9]+ NCCL'
+
+# uid [VAR=VALUE...] [closed-stdout]: the C server (helpers/plugin-harness.c)
+# through NCCL's first init in an empty environment with the installed
+# plugin and the VAR=VALUEs; stdout in $output, stderr in $stderr.
+uid() {
+    local -a vars=("NCCL_ENV_PLUGIN=$SO")
+    while [[ ${1:-} == *=* ]]; do vars+=("$1"); shift; done
+    [ -x "$HARNESS" ] || { echo "no $HARNESS (make build/test/plugin-harness)" >&2; return 1; }
+    run --separate-stderr timeout 30 env -i "${vars[@]}" "$HARNESS" uid "$LIBNCCL" "$@"
+    echo "status: $status"
+    echo "stdout: $output"
+    echo "stderr: $stderr"
+}
+
+# Issue 34, finding 3: the v1 plugin wrote its line to fd 1, the server's.
+@test "v1: a C server whose stdout is a closed pipe lives through NCCL_DEBUG=INFO (not SIGPIPE, 141); the plugin's line is on stderr, never stdout" {
+    write_record
+    uid NCCL_DEBUG=INFO closed-stdout
+    assert_success
+    [ "$(grep -c 'nccl-init:' <<<"$stderr")" = 1 ]
+    grep -Eq "$V1_LINE INFO nccl-init: 2 values from $RECORD \(profile lo, digest [0-9a-f]{12}\), not enforced\$" <<<"$stderr"
+    grep -qx 'uniqueid: ok' <<<"$stderr"
+    # stdout as a file: NCCL's own lines there, by design; none of the plugin's
+    uid NCCL_DEBUG=INFO
+    assert_success
+    assert_output --partial 'NCCL INFO ENV/Plugin: Using nccl-init (v1)'
+    refute_output --partial 'nccl-init:'
+    [ "$(grep -c 'nccl-init:' <<<"$stderr")" = 1 ]
+    # no record: the same, its INFO line
+    rm -rf /run/nccl-init
+    uid NCCL_DEBUG=INFO closed-stdout
+    assert_success
+    grep -Eq "$V1_LINE INFO nccl-init: no record \(no /run/nccl-init\): NCCL's own environment only\$" <<<"$stderr"
+}
+
+@test "v1: with NCCL_DEBUG_FILE=DIR/dbg-%h-%p.log the plugin's line lands whole in NCCL's own file, among NCCL's lines, on neither stdout nor stderr" {
+    write_record
+    uid NCCL_DEBUG=INFO "NCCL_DEBUG_FILE=$TMP/dbg-%h-%p.log" closed-stdout
+    assert_success
+    local pid host f
+    pid=$(sed -n 's/^pid //p' <<<"$stderr")
+    host=$(hostname)
+    f=$TMP/dbg-${host%%.*}-$pid.log
+    [ -f "$f" ]
+    cat "$f"
+    [[ "$stderr" != *nccl-init:* ]]
+    [ "$(grep -c 'nccl-init:' "$f")" = 1 ]
+    grep -Eq "$V1_LINE INFO nccl-init: 2 values from $RECORD \(profile lo, digest [0-9a-f]{12}\), not enforced\$" "$f"
+    # NCCL's lines before and after it, every line whole: the plugin wrote
+    # through NCCL's descriptor, so NCCL's next line did not overwrite it
+    grep -q 'NCCL INFO Successfully loaded external env plugin' "$f"
+    grep -A100 'nccl-init:' "$f" | grep -q 'NCCL INFO Bootstrap: Using'
+    run grep -Evc '^[^ ]+:[0-9]+:[0-9]+ (\[[0-9]+\] )?NCCL (INFO|WARN) ' "$f"
+    assert_output 0
+    # stdout as a file: nothing of the plugin's there either
+    uid NCCL_DEBUG=INFO "NCCL_DEBUG_FILE=$TMP/second.log"
+    assert_success
+    refute_output --partial 'nccl-init:'
+    [ "$(grep -c 'nccl-init:' "$TMP/second.log")" = 1 ]
+    # With no NCCL that opened it (the plugin alone): appended, what was
+    # there kept, never truncated.
+    printf 'kept\n' >"$TMP/own.log"
+    run --separate-stderr env -i NCCL_DEBUG=INFO "NCCL_DEBUG_FILE=$TMP/own.log" "$HARNESS" errno "$SO"
+    assert_success
+    refute_line --regexp "$V1_LINE"
+    [ -z "$stderr" ]
+    run cat "$TMP/own.log"
+    assert_line --index 0 kept
+    assert_line --index 1 --regexp "$V1_LINE INFO nccl-init: 2 values from $RECORD "
+}
+
+@test "v1 at NCCL_DEBUG=WARN: a refused record is one WARN line (stderr, or NCCL_DEBUG_FILE); a served record, none, or NCCL_DEBUG=VERSION: no line" {
+    write_record
+    chmod 0664 "$RECORD"
+    local why="record not used: $RECORD is writable by group or others \(mode 0664\); NCCL's own environment only"
+    uid NCCL_DEBUG=WARN closed-stdout
+    assert_success
+    [ "$(grep -c 'nccl-init:' <<<"$stderr")" = 1 ]
+    grep -Eq "$V1_LINE WARN nccl-init: $why\$" <<<"$stderr"
+    uid NCCL_DEBUG=warn "NCCL_DEBUG_FILE=$TMP/w.log" closed-stdout
+    assert_success
+    [[ "$stderr" != *nccl-init:* ]]
+    [ "$(grep -c 'nccl-init:' "$TMP/w.log")" = 1 ]
+    grep -Eq "$V1_LINE WARN nccl-init: $why\$" "$TMP/w.log"
+    uid NCCL_DEBUG=VERSION closed-stdout
+    assert_success
+    [[ "$stderr" != *nccl-init:* ]]
+    chmod 0644 "$RECORD"
+    uid NCCL_DEBUG=WARN closed-stdout
+    assert_success
+    [[ "$stderr" != *nccl-init:* ]]
+    rm -rf /run/nccl-init
+    uid NCCL_DEBUG=WARN closed-stdout
+    assert_success
+    [[ "$stderr" != *nccl-init:* ]]
+}
+
+# Issue 34, finding 5: NCCL 2.28.9's atexit handler (ncclEnvPluginFinalize)
+# finalizes and dlcloses the plugin while the server's threads may still
+# be inside getEnv; unmapped under them, they died of SIGSEGV.
+@test "exit while 4 threads are inside getEnv, NCCL's atexit dlclose and all: 100 runs, no crash (-z nodelete)" {
+    write_record
+    SECONDS=0
+    run timeout 60 "$HARNESS" exit-race "$SO" 100 4
+    echo "$output (${SECONDS}s)"
+    assert_success
+    assert_output 'crashes: 0 of 100'
+    run readelf -d "$SO"
+    assert_output --regexp '\(FLAGS_1\) +Flags: .*\bNODELETE\b'
+}
+
+# Issue 34, finding 8: errno was left at ENOENT by init when there was no
+# record; and NCCL copies every WARN into ncclLastError, so only a refused
+# record may be logged as one.
+@test "errno: v1 and v2 init, getEnv and finalize leave errno as they found it; v2 logs a served record or none at INFO, never WARN" {
+    local call
+    check_errno() {
+        for call in v1.init v1.getEnv v1.finalize v2.init v2.getEnv v2.finalize; do
+            assert_line "$call errno=12345"
+        done
+    }
+    write_record
+    run env -i "$HARNESS" errno "$SO"
+    echo "$output"
+    assert_success
+    check_errno
+    assert_line 'v1.getEnv: lo'
+    assert_line --regexp "^log 3 0x81: nccl-init: 2 values from $RECORD "
+    refute_line --regexp '^log [0-2] '
+    # a record directory without the record; no directory at all
+    rm "$RECORD"
+    run env -i "$HARNESS" errno "$SO"
+    check_errno
+    assert_line "log 3 0x81: nccl-init: no record (no $RECORD): NCCL's own environment only"
+    refute_line --regexp '^log [0-2] '
+    rm -rf /run/nccl-init
+    run env -i "$HARNESS" errno "$SO"
+    check_errno
+    assert_line "log 3 0x81: nccl-init: no record (no /run/nccl-init): NCCL's own environment only"
+    refute_line --regexp '^log [0-2] '
+    # a refused record: errno kept as well; that one is a WARN
+    write_record
+    chmod 0666 "$RECORD"
+    run env -i "$HARNESS" errno "$SO"
+    check_errno
+    assert_line --regexp "^log 2 0x81: nccl-init: record not used: "
+    assert_line 'v2.getEnv: NULL'
 }
 
 @test "NCCL_ENV_PLUGIN=none: NCCL says so and does not load the plugin" {
