@@ -56,7 +56,7 @@ SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-r
 
 # Debian packages: build, tests, benchmarks.
 DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-support bats-assert \
-	python3 python3-venv strace util-linux procps libcap2-bin openssh-server openssh-client \
+	python3 python3-venv python3-dev pkg-config strace util-linux procps libcap2-bin openssh-server openssh-client \
 	tini dumb-init catatonit clang \
 	libclang-rt-14-dev file mandoc man-db groff-base \
 	podman buildah runc mmdebstrap yamllint uidmap fuse-overlayfs slirp4netns containernetworking-plugins
