@@ -178,6 +178,10 @@ $(BUILD)/test/orphans: tests/helpers/orphans.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
 
+$(BUILD)/test/racer: tests/helpers/racer.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -o $@ $<
+
 # docker when a daemon answers, else buildah; the variables (command-line
 # ones included: make exports those) reach the script through the
 # environment.
@@ -192,7 +196,7 @@ test-gpu: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
 test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
-		$(BUILD)/test/orphans $(K8S_NPM_STAMP)
+		$(BUILD)/test/orphans $(BUILD)/test/racer $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
 demo: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
