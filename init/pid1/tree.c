@@ -115,6 +115,7 @@ struct walk {
     long alive;      /* living (not zombie) processes seen */
     long new_kills;  /* of them, those this walk SIGKILLed first */
     long unkillable; /* of them, those kill() refused (EPERM: not ours to signal) */
+    bool last;       /* the second read of nccl-init's own list: only what is new */
 };
 
 static bool chased_before(const struct proc_stat *st)
@@ -131,6 +132,10 @@ static bool chased_before(const struct proc_stat *st)
  * named it, or nccl-init, which adopts the orphans of one that died. */
 static void visit(struct walk *w, pid_t pid, pid_t parent)
 {
+    if (w->last)
+        for (long i = 0; i < w->queued; i++)
+            if (walk_queue[i] == pid)
+                return; /* seen in this walk already */
     struct proc_stat st;
     if (!proc_stat_read(pid, &st) || st.state == 'Z' || st.state == 'X')
         return; /* gone, or dead already */
@@ -231,11 +236,13 @@ static int walk_children(struct walk *w, pid_t pid)
 static int walk_tree(struct walk *w)
 {
     w->queued = w->alive = w->new_kills = w->unkillable = 0;
+    w->last = false;
     int err = walk_children(w, w->self);
     if (err < 0)
         return err;
     for (long i = 0; i < w->queued; i++)
         walk_children(w, walk_queue[i]);
+    w->last = true;
     walk_children(w, w->self);
     return 0;
 }

@@ -2,8 +2,11 @@
  * new pid, again and again: each turn it waits MICROSECONDS (1000 unless
  * given; 0: not at all), forks, and the parent exits, so that the one
  * living process of the chain is a new child, orphaned at once. Under a
- * subreaper every link is adopted by it. It writes READY once SIGTERM is
- * ignored. Further arguments are ignored: a marker for pgrep -f. */
+ * subreaper every link is adopted by it. It starts a session of its own
+ * (no process group of its parent's holds it), and once SIGTERM is ignored
+ * writes READY (atomically): its pid, which is the chain's process group,
+ * for a test to clean up with kill -- -GROUP. Further arguments are
+ * ignored: a marker for pgrep -f. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +21,14 @@ int main(int argc, char **argv)
     }
     long us = argc > 2 ? atol(argv[2]) : 1000;
     signal(SIGTERM, SIG_IGN);
-    FILE *f = fopen(argv[1], "w");
-    if (!f || fclose(f) != 0) {
+    if (setsid() < 0) {
+        perror("setsid");
+        return 1;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 || rename(tmp, argv[1]) != 0) {
         perror(argv[1]);
         return 1;
     }
