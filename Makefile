@@ -56,7 +56,7 @@ SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-r
 
 # Debian packages: build, tests, benchmarks.
 DEPS := build-essential musl-tools dpkg-dev libcap-dev libcmocka-dev bats bats-support bats-assert \
-	python3 python3-venv strace util-linux procps libcap2-bin openssh-server openssh-client \
+	python3 python3-venv python3-dev pkg-config strace util-linux procps libcap2-bin openssh-server openssh-client \
 	tini dumb-init catatonit clang \
 	libclang-rt-14-dev file mandoc man-db groff-base \
 	podman buildah runc mmdebstrap yamllint uidmap fuse-overlayfs slirp4netns containernetworking-plugins
@@ -188,6 +188,10 @@ $(BUILD)/test/plugin-harness: tests/helpers/plugin-harness.c plugin/nccl_env.h |
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -pthread -o $@ $< -ldl
 
+$(BUILD)/test/racer: tests/helpers/racer.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -o $@ $<
+
 # docker when a daemon answers, else buildah; the variables (command-line
 # ones included: make exports those) reach the script through the
 # environment.
@@ -202,7 +206,7 @@ test-gpu: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
 test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
-		$(BUILD)/test/orphans $(BUILD)/test/plugin-harness $(K8S_NPM_STAMP)
+		$(BUILD)/test/orphans $(BUILD)/test/plugin-harness $(BUILD)/test/racer $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
 demo: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so

@@ -62,8 +62,7 @@ line_of() {
 }
 
 @test "the README's pod (\"In a pod\") is valid and in the hardened shape" {
-    awk '/^## In a pod/ { f = 1; next } f && /^```yaml/ { g = 1; next } g && /^```/ { exit } g' \
-        "$REPO/README.md" >"$TMP/pod.yaml"
+    readme_fence "In a pod" yaml >"$TMP/pod.yaml"
     [ -s "$TMP/pod.yaml" ]
     run node "$VALIDATE" "$TMP/pod.yaml"
     echo "$output"

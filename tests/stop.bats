@@ -26,6 +26,19 @@ teardown() {
     if [ -n "${STOPPED_INIT:-}" ]; then
         kill -KILL "$STOPPED_INIT" 2>/dev/null || true
     fi
+    # The racer test: its watchdog, the racer's process group (a group kill
+    # reaches every link at once, where one by pid could be outrun), and the
+    # host's other processes it started.
+    if [ -n "${WATCHDOG:-}" ]; then
+        kill -KILL "$WATCHDOG" 2>/dev/null || true
+    fi
+    if [ -n "${RACER_GROUP:-}" ]; then
+        kill -KILL -- "-$RACER_GROUP" 2>/dev/null || true
+    fi
+    if [ -n "${OTHERS:-}" ]; then
+        # shellcheck disable=SC2086 # a list of pids
+        kill -KILL $OTHERS 2>/dev/null || true
+    fi
     rm -rf "$TMP"
 }
 
@@ -217,6 +230,52 @@ while True: time.sleep(1)" "$0"' stop_sh --grace 8 --cleanup 4
     [ "$status" -eq 3 ]
     [[ "$stderr" =~ "stop: ended by the main child's own exit after "[0-9]+" ms; the rest of the tree was empty at "[0-9]+" ms; the cleanup stage at "[0-9]+" ms found no process to SIGTERM" ]]
     [[ "$stderr" != *"ended at the cleanup stage"* ]]
+}
+
+# A process that ignores SIGTERM and moves to a new pid every millisecond
+# (helpers/racer.c: it forks, and the parent exits), in a session of its
+# own, so that no process group of the main child's holds it. As a
+# subreaper nccl-init adopts each link, and the deadline's SIGKILL must end
+# it, on a host with a few hundred other processes (300 sleeps here). A
+# walk of /proc (what the SIGKILL used to be) lists the pids of its start
+# and reads every process of the host; the racer's pid was gone by the
+# time it got there, and the stop ran 2 to 30 s past the deadline. The
+# chase of the children lists ends it in a few ms: the bounds below leave
+# a second, and 3 s to the whole exit.
+@test "a process that moves to a new pid every millisecond is killed at the deadline (subreaper)" {
+    local i pid t0 t1 others=()
+    for ((i = 0; i < 300; i++)); do
+        sleep 600 &
+        others+=($!)
+    done
+    OTHERS=${others[*]}
+    # shellcheck disable=SC2016 # $0 and $1 are the inner shell's
+    "$NI" --sinks none --grace 2 -- sh -c '"$0" "$1" 1000 & exec sleep 100' \
+        "$REPO/build/test/racer" "$TMP/ready" 2>"$TMP/err" &
+    pid=$!
+    STOPPED_INIT=$pid
+    wait_ready "$TMP/ready" "$pid"
+    RACER_GROUP=$(cat "$TMP/ready")
+    # Not a test of patience: a nccl-init still running 20 s after the
+    # stop signal is killed, and the test fails below.
+    (sleep 20 && kill -KILL "$pid") >/dev/null 2>&1 3>&- &
+    WATCHDOG=$!
+    t0=$(date +%s%N)
+    kill -TERM "$pid"
+    status=0
+    wait "$pid" || status=$?
+    t1=$(date +%s%N)
+    STOPPED_INIT=
+    cat "$TMP/err"
+    echo "nccl-init exited $status, $(((t1 - t0) / 1000000)) ms after the stop signal"
+    [ "$status" -eq 143 ]
+    [ $(((t1 - t0) / 1000000)) -lt 5000 ]
+    [[ "$(cat "$TMP/err")" =~ "stop: ended by SIGKILL at the deadline, "([0-9]+)" ms after the stop signal; the tree was empty at "([0-9]+)" ms" ]]
+    echo "SIGKILL at ${BASH_REMATCH[1]} ms, the tree empty at ${BASH_REMATCH[2]} ms"
+    [ $((BASH_REMATCH[2] - BASH_REMATCH[1])) -lt 1000 ]
+    # nothing of the racer's group is left (nccl-init exits only with its
+    # tree empty, and the group cannot leave the tree)
+    run ! pgrep -g "$RACER_GROUP"
 }
 
 # proc_state PID: the state letter of /proc/PID/stat (R, S, T, Z...).

@@ -23,11 +23,12 @@ teardown() {
     rm -rf "$TMP"
 }
 
-# Starts the tree of helpers/tree.py under nccl-init with SINKS; waits until
-# its 4 workers run.
+# Starts the tree of helpers/tree.py under nccl-init with SINKS, run by
+# PYTHON (default /usr/bin/python3; its spawn workers run the same
+# program); waits until its 4 workers run.
 start_tree() {
     env -i PATH=/usr/bin:/bin "$@" "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks "$SINKS" -- \
-        /usr/bin/python3 "$BATS_TEST_DIRNAME/helpers/tree.py" "$TMP/ready" 4 2>"$TMP/init.log" &
+        "${PYTHON:-/usr/bin/python3}" "$BATS_TEST_DIRNAME/helpers/tree.py" "$TMP/ready" 4 2>"$TMP/init.log" &
     PIDS+=($!)
     for _ in $(seq 300); do [ -e "$TMP/ready" ] && return 0; sleep 0.05; done
     cat "$TMP/init.log" >&2
@@ -45,6 +46,66 @@ start_tree() {
     assert_line --regexp "^$w1 +python3 +env +env +env +env +env"
     assert_line --regexp "^$w4 +python3 +site +site +site +site +site"
     assert_line --regexp "^6 processes checked, 6 with every value \(profile pcie-8gpu, digest [0-9a-f]{12}\)$"
+}
+
+@test "a Python whose executable is not named python*: known by the runtime inside it, its values site" {
+    # Debian's python3.11 has the runtime inside the executable (no
+    # libpython mapped): a copy of it under another name is what a server
+    # with a Python of its own looks like
+    mkdir "$TMP/bin"
+    cp "$(readlink -f /usr/bin/python3)" "$TMP/bin/myserver"
+    PYTHON=$TMP/bin/myserver SINKS=all start_tree
+    read -r w1 w2 w3 w4 <"$TMP/ready"
+    run grep -c libpython "/proc/$w4/maps"
+    assert_output 0
+    run --separate-stderr "$NI" verify
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$w1 +myserver +env +env +env +env +env$"
+    assert_line --regexp "^$w4 +myserver +site +site +site +site +site$"
+    assert_line --regexp "^6 processes checked, 6 with every value "
+    # named with --pid too: the hook's descriptor counts in it
+    run --separate-stderr "$NI" verify --pid "$w4"
+    assert_success
+    assert_line --regexp "^$w4 +myserver +site +site +site +site +site$"
+}
+
+@test "a Python at a path longer than 255 bytes is recognised, its values site" {
+    d=$TMP
+    for i in 1 2 3 4 5 6; do d=$d/$(printf "level${i}_%040d" 0); done
+    mkdir -p "$d"
+    cp "$(readlink -f /usr/bin/python3)" "$d/python3"
+    (( ${#d} + 8 > 255 ))
+    PYTHON=$d/python3 SINKS=all start_tree
+    [ "$(readlink "/proc/$(cut -d' ' -f4 "$TMP/ready")/exe")" = "$d/python3" ]
+    run --separate-stderr "$NI" verify
+    echo "$output"
+    assert_success
+    read -r w1 w2 w3 w4 <"$TMP/ready"
+    assert_line --regexp "^$w4 +python3 +site +site +site +site +site$"
+    assert_line --regexp "^6 processes checked, 6 with every value "
+}
+
+@test "a program that embeds Python through libpython3.N.so, whatever its name: site" {
+    command -v pkg-config >/dev/null && pkg-config --exists python3-embed ||
+        skip "no python3-embed (make deps installs python3-dev and pkg-config)"
+    # Py_BytesMain: the interpreter's own command line, so that the
+    # tree's spawn workers run this program too
+    printf '#include <Python.h>\nint main(int argc, char **argv) { return Py_BytesMain(argc, argv); }\n' >"$TMP/embed.c"
+    gcc -o "$TMP/embedded-llm" "$TMP/embed.c" $(pkg-config --cflags --libs python3-embed)
+    # the runtime is the library's: the program itself only calls it
+    run nm -D --defined-only "$TMP/embedded-llm"
+    assert_success
+    refute_output --regexp ' Py_Initialize$'
+    PYTHON=$TMP/embedded-llm SINKS=all start_tree
+    read -r w1 w2 w3 w4 <"$TMP/ready"
+    grep -q '/libpython3\.[0-9]*\.so' "/proc/$w4/maps"
+    run --separate-stderr "$NI" verify
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$w1 +embedded-llm +env +env +env +env +env$"
+    assert_line --regexp "^$w4 +embedded-llm +site +site +site +site +site$"
+    assert_line --regexp "^6 processes checked, 6 with every value "
 }
 
 @test "the same tree without the site hook: MISSING, exit 1" {

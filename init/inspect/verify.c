@@ -3,6 +3,7 @@
 #include "nccl/nccl_lib.h"
 #include "nccl/plugin_keys.h"
 #include "nccl/profile.h"
+#include "lib/elf.h"
 #include "lib/proc_scan.h"
 #include "lib/procfs.h"
 #include "lib/fileio.h"
@@ -149,6 +150,9 @@ struct proc {
     unsigned long long start; /* clock ticks after boot: a reused pid has another */
     char comm[32];
     bool kthread; /* PF_KTHREAD: a kernel thread, which runs no program */
+    /* python: a CPython runtime is in it, mapped as a libpython3.N.so
+     * (maps_libpython) or inside its executable (python_exe), whatever
+     * the program is named */
     bool python, nccl, wanted;
     bool env_plugin; /* its map names a libnccl-env*: an env plugin is loaded */
     bool unknown; /* wanted only because its map could not be read */
@@ -327,6 +331,67 @@ static int read_in_root(const char *dir, const char *name, size_t max, char **te
     return fd < 0 ? fd : read_fd(fd, st.st_size, max, text, len);
 }
 
+/* Whether a map names a CPython runtime library, as a "/libpython3.N.so"
+ * file (3.N: "libpython3.11.so.1.0"; an ABI flag may follow the minor,
+ * "libpython3.7m.so", "libpython3.13t.so"): an interpreter embedded in a
+ * program of any name, or a python linked with --enable-shared. */
+static bool maps_libpython(const char *maps, size_t len)
+{
+    for (const char *q = maps; (q = memmem(q, len - (size_t)(q - maps), "/libpython3.", 12));) {
+        q += 12;
+        const char *d = q;
+        while (d < maps + len && *d >= '0' && *d <= '9')
+            d++;
+        if (d == q)
+            continue;
+        while (d < maps + len && *d >= 'a' && *d <= 'z')
+            d++;
+        if ((size_t)(maps + len - d) >= 3 && memcmp(d, ".so", 3) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* An executable already looked at (python_exe), by device and inode: the
+ * workers of one server run one program. */
+struct exe_seen {
+    dev_t dev;
+    ino_t ino;
+    bool python;
+};
+
+struct exes {
+    struct exe_seen *v;
+    size_t n, cap;
+};
+
+/* Whether p's executable has the CPython runtime inside it: it defines
+ * Py_Initialize, which every CPython 3 has and exports from a static
+ * build for its extension modules (Debian's /usr/bin/python3.11), whatever
+ * the file is named and wherever it lies. Read through /proc/PID/exe (the
+ * file itself, however long its path, deleted or not; the same ptrace
+ * rights as its environment); false when it cannot be read. */
+static bool python_exe(const struct proc *p, struct exes *seen)
+{
+    char exe[64];
+    struct buf b = BUF_FIXED(exe);
+    buf_printf(&b, "%s/exe", p->dir);
+    struct stat st;
+    int fd = open_regular_file(exe, false, SIZE_MAX, &st);
+    if (fd < 0)
+        return false;
+    for (size_t i = 0; i < seen->n; i++)
+        if (seen->v[i].dev == st.st_dev && seen->v[i].ino == st.st_ino) {
+            close(fd);
+            return seen->v[i].python;
+        }
+    bool python = elf_defines(fd, (size_t)st.st_size, "Py_Initialize");
+    close(fd);
+    grow((void **)&seen->v, &seen->cap, seen->n + 1, sizeof *seen->v);
+    seen->v[seen->n++] = (struct exe_seen){ st.st_dev, st.st_ino, python };
+    return python;
+}
+
 /* 0, or -ESRCH when the process is gone. A map that cannot be read is
  * not a failure here: p->maps_err keeps why, for select_procs to judge.
  * A kernel thread, or a process that has exited, has nothing more to
@@ -353,21 +418,13 @@ static int read_proc(pid_t pid, struct proc *p)
         buf_printf(&dir, "/proc/%d", (int)pid);
     else
         buf_printf(&dir, "/proc/%d/task/%d", (int)pid, (int)p->task);
-    char exe[80];
-    struct buf b = BUF_FIXED(exe);
-    buf_printf(&b, "%s/exe", p->dir);
-    char target[256];
-    ssize_t n = readlink(exe, target, sizeof target - 1);
-    const char *base = p->comm;
-    if (n > 0) {
-        target[n] = '\0';
-        base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-    }
-    p->python = strncmp(base, "python", 6) == 0;
     /* libnccl mapped: NCCL is (or will be) in this process */
     char *maps;
     int e = proc_file(p, "maps", 64 << 20, &maps, &len);
     if (e == 0) {
+        /* a Python runtime in a library; one inside the executable is
+         * python_exe's to tell, for the processes that may be checked */
+        p->python = maps_libpython(maps, len);
         p->nccl = memmem(maps, len, "/libnccl", 8) != NULL;
         /* NCCL loads libnccl-env.so, or libnccl-env-NAME.so for a
          * NCCL_ENV_PLUGIN=NAME (src/plugin/env.cc) */
@@ -1004,9 +1061,15 @@ static struct verify_row *add_proc_row(struct verify_report *r, enum verify_row_
 static void select_procs(const struct verify_options *o, struct proc *procs, size_t n,
                          pid_t child, struct verify_report *r)
 {
+    struct exes seen = { 0 };
     for (size_t i = 0; i < n; i++) {
         struct proc *p = &procs[i];
         bool listed = named(o, p->pid), below = in_tree(p, procs, n, child);
+        /* A Python runtime inside the executable is looked for only in
+         * the processes that may be checked: the rest may be many. */
+        if (!p->python && p->task &&
+            (o->all || (o->npids ? listed : p->nccl || below)))
+            p->python = python_exe(p, &seen);
         p->wanted = o->all || (o->npids ? listed : p->nccl || (p->python && below));
         /* Without --pid or --all, a process whose map cannot be read may
          * have NCCL loaded. In nccl-init's tree it counts as not verified;
@@ -1028,6 +1091,7 @@ static void select_procs(const struct verify_options *o, struct proc *procs, siz
             p->wanted = false;
         }
     }
+    xfree(seen.v);
 }
 
 /* What decides a process's values besides the resolved set. */

@@ -4,6 +4,7 @@
 #include "lib/buf.h"
 #include "lib/mem.h"
 #include "lib/sort.h"
+#include "lib/strmap.h"
 #include "nccl/validate.h"
 
 #include <stdlib.h>
@@ -137,23 +138,24 @@ static const struct entry **layer_profiles(const struct profile *profiles, size_
                                            size_t total, size_t *n)
 {
     /* Walked in profile order so that a later profile replaces the earlier
-     * line in place; profiles are a few dozen lines, so linear is fine. */
+     * line in place; each key's place is found by hash (a scan of the lines
+     * taken so far made n lines cost n*n/2). */
     const struct entry **layered = xmalloc((total ? total : 1) * sizeof *layered);
+    struct strmap at = { 0 };
     size_t nl = 0;
     for (size_t i = 0; i < np; i++)
         for (size_t j = 0; j < profiles[i].n; j++) {
             const struct entry *e = &profiles[i].v[j];
-            size_t w;
-            for (w = 0; w < nl; w++)
-                if (strcmp(layered[w]->key, e->key) == 0)
-                    break;
-            if (w < nl)
+            long long w = strmap_put(&at, e->key, nl);
+            if (w >= 0) {
                 log_debug("%s: %s from %s:%u replaced by %s:%u", e->key, layered[w]->value,
                           layered[w]->file, layered[w]->line, e->file, e->line);
-            layered[w] = e;
-            if (w == nl)
-                nl++;
+                layered[w] = e;
+            } else {
+                layered[nl++] = e;
+            }
         }
+    strmap_free(&at);
     sort(layered, nl, sizeof *layered, cmp_entry);
     *n = nl;
     return layered;

@@ -26,14 +26,6 @@ bool key_valid(const char *s, size_t n)
     return true;
 }
 
-static const struct entry *find_key(const struct profile *p, const char *key)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (strcmp(p->v[i].key, key) == 0)
-            return &p->v[i];
-    return NULL;
-}
-
 /* First control byte in s[0..n), or -1. NUL counts: a file with a NUL in
  * the middle of a value would be truncated silently by every consumer. */
 static int first_control(const char *s, size_t n)
@@ -156,10 +148,11 @@ static void take_line(struct profile *p, const struct kv_line *l, struct diag *d
 {
     if (bad_value(l, p->path, d))
         return;
-    const struct entry *prev = find_key(p, l->key);
-    if (prev) {
+    /* by hash: a scan of the lines before made n lines cost n*n/2 */
+    long long prev = strmap_put(&p->keys, l->key, p->n);
+    if (prev >= 0) {
         diag(d, DIAG_ERROR, p->path, l->line, "duplicate key %s (first set at line %u)", l->key,
-             prev->line);
+             p->v[prev].line);
         return;
     }
     warn_value(l, p->path, d);
@@ -352,5 +345,6 @@ void profile_free(struct profile *p)
     xfree(p->path);
     xfree(p->text);
     xfree(p->v);
+    strmap_free(&p->keys);
     memset(p, 0, sizeof *p);
 }

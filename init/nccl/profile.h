@@ -4,6 +4,7 @@
 #define NCCL_INIT_PROFILE_H
 
 #include "lib/log.h"
+#include "lib/strmap.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@ struct profile {
     char *text; /* the file, split in place; entries point into it */
     struct entry *v;
     size_t n, cap;
+    struct strmap keys; /* each key's index in v */
 };
 
 /* Parses text (len bytes, NUL-terminated, modified in place) into p->v.

@@ -97,7 +97,7 @@ struct state {
     bool exit_told;       /* the pass at the main child's exit has run */
     bool by_cleanup;      /* the cleanup stage SIGTERMed at least one process */
     bool cut_short;       /* KILLING began at a second stop signal, not the deadline */
-    long killed;          /* processes the first SIGKILL reached; -1: unknown */
+    long killed;          /* processes the SIGKILL reached (kill_pass()); -1: unknown */
 };
 
 static long long now_ms(void)
@@ -197,17 +197,48 @@ static long stop_rest(struct state *st, const struct stop_policy *p, const char 
     return n;
 }
 
-/* One SIGKILL pass over what is left. As a subreaper without /proc the
- * main child's group is all that can still be reached. */
-static long kill_pass(struct state *st)
+/* One SIGKILL pass over what is left; adds what it reached to st->killed
+ * (-1: unknown, /proc unreadable). As PID 1, the walk of /proc and
+ * kill(-1), which reaches everything at once. As a subreaper, the chase
+ * (tree_kill_chase()), which a process moving to a new pid every
+ * millisecond cannot outrun; without the children lists, the walk of
+ * /proc; without /proc, the main child's group is all that can still be
+ * reached. */
+static void kill_pass(struct state *st)
 {
-    long n = tree_signal(SIGKILL, NULL);
+    long n = -1;
+    bool chased = false;
+    if (st->self != 1) {
+        struct tree_chase c;
+        long long t0 = now_ms();
+        n = tree_kill_chase(&c);
+        chased = n >= 0;
+        if (n < 0)
+            log_debug("SIGKILL: cannot walk the children lists (%s); walking /proc instead",
+                      strerror((int)-n));
+        else if (n > 0 || !c.settled)
+            log_debug("SIGKILL to %ld more process%s of the tree in %d walk%s of its children "
+                      "lists (%lld ms); %ld left alive%s", n, plural(n), c.walks,
+                      c.walks == 1 ? "" : "s", now_ms() - t0, c.alive,
+                      !c.alive       ? ""
+                      : c.unkillable ? ", some not ours to signal (EPERM)"
+                      : c.settled    ? ", all of them dying"
+                                     : ", still forking at the last walk: again in 100 ms");
+    }
+    if (n < 0)
+        n = tree_signal(SIGKILL, NULL);
     if (n < 0 && st->self != 1 && st->child)
         kill(-st->child, SIGKILL);
     if (n < 0 && st->child)
         kill(st->child, SIGKILL);
     st->next_pass = now_ms() + KILL_PASS_MS;
-    return n;
+    /* The chase counts each process once over the whole stop; the walk of
+     * /proc may count a dying one again, so only its first count that
+     * reached anything is kept. */
+    if (chased && st->killed >= 0)
+        st->killed += n;
+    else if (!chased && st->killed == 0)
+        st->killed = n < 0 ? -1 : n;
 }
 
 static void begin_kill(struct state *st, bool cut_short)
@@ -215,7 +246,9 @@ static void begin_kill(struct state *st, bool cut_short)
     st->phase = KILLING;
     st->cut_short = cut_short;
     st->kill_at = now_ms();
-    st->killed = kill_pass(st);
+    st->killed = 0;
+    tree_chase_reset();
+    kill_pass(st);
 }
 
 /* A signal for the tree goes to the main child (or its group); once the
@@ -417,9 +450,9 @@ static void log_stop(const struct state *st, const struct stop_policy *p)
     struct buf b = BUF_FIXED(stage);
     describe_stage(st, &b);
     if (killed)
-        log_msg(level, "stop: ended by SIGKILL %s, %lld ms after %s%s",
-                st->cut_short ? "at a second stop signal" : "at the deadline",
-                st->kill_at - st->start, since, stage);
+        log_msg(level, "stop: ended by SIGKILL %s, %lld ms after %s; the tree was empty at "
+                "%lld ms%s", st->cut_short ? "at a second stop signal" : "at the deadline",
+                st->kill_at - st->start, since, end, stage);
     else if (st->by_cleanup)
         log_msg(level, "stop: ended at the cleanup stage: the tree got SIGTERM (%ld process%s) "
                 "%lld ms after %s, %lld ms before the deadline (a window of %u ms: %s); the main "

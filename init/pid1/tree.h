@@ -30,4 +30,36 @@ struct tree_filter {
  * while /proc was being read. */
 long tree_signal(int sig, const struct tree_filter *f);
 
+/* The most walks one chase makes (1 ms apart). */
+#define TREE_CHASE_WALKS 50
+
+struct tree_chase {
+    int walks;       /* walks made */
+    long alive;      /* living processes the last walk found (dying ones too) */
+    long unkillable; /* of them, those kill() refused (EPERM) */
+    bool settled;    /* the last walk SIGKILLed nothing new: what lives is dying */
+};
+
+/* SIGKILL for a subreaper's tree that a process changing its pid every
+ * millisecond cannot outrun. tree_signal's walk of /proc reads the pids
+ * once, at its start (procfs lists each pid once per directory read), and
+ * spends time on every process of the host; a process that forks and exits
+ * meanwhile is gone from its list and its successor is not in it. The
+ * chase instead walks down from nccl-init's own children through each
+ * living process's children (/proc/PID/task/TID/children, every thread's),
+ * SIGKILLs what it finds alive, and walks again a millisecond later, until
+ * a walk finds nothing alive that had not had its SIGKILL, at most
+ * TREE_CHASE_WALKS walks. A process whose kill() has returned forks
+ * nothing more (the kernel checks for a fatal signal under the lock that
+ * attaches a new child), and an orphan comes to nccl-init's own list,
+ * which each walk reads last again.
+ *
+ * The processes killed are remembered (pid and start time) for the whole
+ * stop, from tree_chase_reset() on: returns how many this chase killed
+ * that no earlier one of the stop had, or -errno when /proc, or nccl-init's
+ * own children list (CONFIG_PROC_CHILDREN), cannot be read. Allocates
+ * nothing. */
+void tree_chase_reset(void);
+long tree_kill_chase(struct tree_chase *c);
+
 #endif

@@ -50,6 +50,13 @@ remove_python_hooks() {
     rm -f /usr/lib/python3*/__pycache__/sitecustomize.* /usr/local/lib/python3*/__pycache__/sitecustomize.*
 }
 
+# The fenced block of language $2 (```$2) under README.md's heading "## $1",
+# up to the next heading; nothing when there is none.
+readme_fence() {
+    awk -v h="## $1" -v f="\`\`\`$2" '$0 == h { s = 1; next } s && /^## / { exit }
+        s && $0 == f { g = 1; next } g && /^```/ { exit } g' "$REPO/README.md"
+}
+
 # The record's two writer lines (doc/sinks.md, "The writer rule") naming
 # PID (default: this shell), a process that runs while the test reads: the
 # readers take a record only then.
