@@ -25,6 +25,12 @@
  * NCCL_INIT_ENFORCE=1 when the start had --enforce, so that every value of
  * the record beats the process's own (the env plugin). Absent otherwise. */
 #define RECORD_ENFORCE "NCCL_INIT_ENFORCE"
+/* The nccl-init run that wrote the record: its PID (as the readers' PID
+ * namespace numbers it) and its start time, field 22 of /proc/PID/stat
+ * (clock ticks since boot). A reader takes the record only while that
+ * process, the same one (a reused PID has another start time), runs. */
+#define RECORD_PID "NCCL_INIT_PID"
+#define RECORD_START "NCCL_INIT_START"
 
 /* The NCCL env plugin: the name NCCL's dlopen looks for when NCCL_ENV_PLUGIN
  * is unset (src/plugin/plugin_open.cc, NCCL 2.28), and where make install

@@ -49,3 +49,17 @@ remove_python_hooks() {
     done
     rm -f /usr/lib/python3*/__pycache__/sitecustomize.* /usr/local/lib/python3*/__pycache__/sitecustomize.*
 }
+
+# record_writer_lines PID: the record's two lines that name the nccl-init
+# run that wrote it, NCCL_INIT_PID and NCCL_INIT_START (field 22 of
+# /proc/PID/stat, read after the last ')': the command name may hold ')'
+# and spaces), for a record a test writes by hand. The readers take such a
+# record only while that process runs: name one that outlives the test's
+# reads, the test shell's own ($$) or a sleep it started.
+record_writer_lines() {
+    local stat
+    stat=$(cat "/proc/$1/stat") || return 1
+    # shellcheck disable=SC2086 # the fields after the command name
+    set -- "$1" ${stat##*)}
+    printf 'NCCL_INIT_PID=%s\nNCCL_INIT_START=%s\n' "$1" "${21}"
+}
