@@ -281,8 +281,10 @@ static void py_literal(struct buf *b, const char *s)
  * record's own, which may be shared, an emptyDir: then the record must
  * have one link; the record root's or ours, regular, not writable by group
  * or others), reads it once and parses it as strictly (the bounds of
- * lib/paths.h, put in from the macros), then applies every line but
- * RECORD_ENFORCE: os.environ[k] = v when enforced, else setdefault. The
+ * lib/paths.h, put in from the macros), takes it only while the nccl-init
+ * run it names (RECORD_PID, RECORD_START: /proc/PID/stat's start time)
+ * runs, then applies every line but RECORD_ENFORCE, RECORD_PID and
+ * RECORD_START: os.environ[k] = v when enforced, else setdefault. The
  * bytes are decoded as os.environ decodes the environment (os.fsdecode:
  * surrogateescape), so any value reaches the process exactly.
  *
@@ -291,13 +293,20 @@ static void py_literal(struct buf *b, const char *s)
  * open read-only for the life of the process, in a module global: nccl-init
  * verify finds it in /proc/PID/fd and knows the hook ran there, with which
  * record's values. A descriptor needs no name: nothing to prune, nothing a
- * reused PID or another user can collide with. It is opened O_CLOEXEC (as
- * os.open always does, and said so): an exec'd program runs its own hook,
+ * reused PID or another user can collide with. One per process: a
+ * sub-interpreter runs site again, and keeps the one the process holds on
+ * the same file, read-only and close-on-exec, instead of its own. It is
+ * opened O_CLOEXEC (as os.open always does, and said so): an exec'd
+ * program runs its own hook,
  * and verify takes a descriptor without the flag (made inheritable, passed
  * to a python3 -S) for one the hook did not open in that interpreter. No
  * record: nothing, silently. A record it cannot trust or parse: no value
  * at all, one line on stderr, and the interpreter starts as without it;
- * no exception leaves sitecustomize. */
+ * no exception leaves sitecustomize. With chain (a file of the hook
+ * alone), it then runs the sitecustomize it shadows: the next one on the
+ * running interpreter's sys.path after its own directory, found by the
+ * import system's PathFinder as site's "import sitecustomize" would have;
+ * one that fails is one line on stderr. */
 void format_python(struct buf *b, const struct envset *s, bool chain, const char *record,
                    skip_fn *skip)
 {
