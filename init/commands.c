@@ -117,7 +117,7 @@ int cmd_render(const struct options *o)
     if (strcmp(f, "etc-environment") == 0)
         format_etc_environment(&body, &r.env, sink_skip_warn);
     else if (strcmp(f, "python") == 0)
-        format_python(&body, &r.env, NULL, RECORD_ENV, sink_skip_warn);
+        format_python(&body, &r.env, false, RECORD_ENV, sink_skip_warn);
     else if (strcmp(f, "nccl-conf") == 0) {
         struct env_plugin p;
         sink_nccl_conf_block(&body, o->root, &r.env, &p); /* the plugin line too */

@@ -20,6 +20,8 @@ setup() {
 
 teardown() {
     if [ -n "${RO:-}" ]; then umount "$RO" || true; fi
+    if [ -n "${ALONE:-}" ]; then alone_restore; fi
+    if [ -n "${LIVE:-}" ]; then kill "$LIVE" 2>/dev/null || true; fi
     rm -rf "$TMP"
 }
 
@@ -52,7 +54,7 @@ NCCL_BUFFSIZE=16777216'
     # the block is what render prints; no chain for Debian's own sitecustomize
     diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$CONFFILE") \
         <("$NI" render -q --profile-dir "$PROFILES" -p pcie-8gpu --format python)
-    ! grep -q _nccl_path "$CONFFILE"
+    ! grep -q _nccl_chain "$CONFFILE"
 }
 
 @test "an empty environment: env -i, python -I, subprocess env={}" {
@@ -187,10 +189,105 @@ make_prefix() {
     run env -i "$TMP/prefix/bin/python3" -c 'import os; print(os.environ.get("CHAINED"))'
     assert_output yes
     hook --python "$TMP/prefix/bin/python3"
-    grep -q "_nccl_path = '$site/sitecustomize.py'" \
-        "$TMP/prefix/lib/python$PYV/sitecustomize.py"
+    # which one is the interpreter's sys.path's to say, at each start
+    grep -qx "_nccl_chain(__file__)" "$TMP/prefix/lib/python$PYV/sitecustomize.py"
     run env -i "$TMP/prefix/bin/python3" -c 'import os; print(os.environ.get("CHAINED"), os.environ.get("NCCL_PROTO"))'
     assert_output "yes LL"
+}
+
+# --- The chain: the sitecustomize the hook shadows, as site finds it --------
+#
+# A stdlib with no sitecustomize of its own gets a file of the hook alone,
+# which shadows any sitecustomize later on sys.path. CPython's site
+# (Lib/site.py, execsitecustomize) does "import sitecustomize" once the
+# site directories are on sys.path, so the one it would have run is the
+# next on THIS interpreter's sys.path: for /usr/bin/python3 Debian's
+# /usr/lib/python3/dist-packages, for a venv of it the venv's
+# site-packages and never the base's dist-packages. Debian's own conffile
+# link is taken out for these tests (and put back after).
+DIST=/usr/lib/python3/dist-packages
+
+# alone_hook LINE...: the stdlib without Debian's sitecustomize, LINE... as
+# the dist-packages sitecustomize it shadows, and the hook put in by
+# nccl-init install (exit 1 here: no env plugin beside a build's binary to
+# link; the hook is written all the same).
+alone_hook() {
+    [ -d "$DIST" ] || skip "no $DIST"
+    ALONE=1
+    if [ -L "$STDLIB/sitecustomize.py" ] && [ -z "${DEBIAN_SAVED:-}" ]; then
+        DEBIAN_SAVED=$(readlink "$STDLIB/sitecustomize.py")
+        cp -a "$CONFFILE" "$TMP/conffile"
+    fi
+    rm -f "$STDLIB/sitecustomize.py" "$CONFFILE" "$STDLIB"/__pycache__/sitecustomize.*
+    printf '%s\n' "$@" >"$DIST/sitecustomize.py"
+    printf 'VALUE = "dist-packages only"\n' >"$DIST/nccl_init_chain_dep.py"
+    run --separate-stderr "$NI" install
+    [[ "$stderr" == *"nccl-init: python hook: $STDLIB/sitecustomize.py written"* ]]
+    [ -f "$STDLIB/sitecustomize.py" ] && [ ! -L "$STDLIB/sitecustomize.py" ]
+}
+
+# Puts back what alone_hook took out (one sandbox serves every suite).
+alone_restore() {
+    rm -f "$DIST/sitecustomize.py" "$DIST/nccl_init_chain_dep.py" "$DIST"/__pycache__/sitecustomize.* \
+        "$DIST"/__pycache__/nccl_init_chain_dep.*
+    [ -n "${DEBIAN_SAVED:-}" ] || return 0
+    rm -f "$STDLIB/sitecustomize.py" "$STDLIB"/__pycache__/sitecustomize.*
+    cp -a "$TMP/conffile" "$CONFFILE"
+    ln -s "$DEBIAN_SAVED" "$STDLIB/sitecustomize.py"
+    DEBIAN_SAVED=
+}
+
+@test "chain: after install, a venv of /usr/bin/python3 starts with empty stderr; it runs its own site-packages' sitecustomize, not the base's" {
+    alone_hook 'import os, nccl_init_chain_dep' 'os.environ["CHAINED"] = nccl_init_chain_dep.VALUE'
+    mkdir -p /run/nccl-init
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines $$; } >/run/nccl-init/profile.env
+    # the base interpreter: its dist-packages one runs after the hook
+    run --separate-stderr env -i "$PY" -c 'import os; print(os.environ.get("CHAINED"), os.environ.get("NCCL_PROTO"))'
+    assert_output "dist-packages only LL"
+    assert_equal "$stderr" ""
+    # a venv: the base's dist-packages is not on its sys.path, nor is what
+    # that sitecustomize imports; without nccl-init it would not run there
+    "$PY" -m venv --without-pip "$TMP/venv" || skip "no venv module"
+    run --separate-stderr env -i "$TMP/venv/bin/python3" -c 'import os; print(os.environ.get("CHAINED"))'
+    assert_success
+    assert_output None
+    assert_equal "$stderr" ""
+    run --separate-stderr env -i "$TMP/venv/bin/python3" -c "$SHOW"
+    assert_output "$WANT"
+    assert_equal "$stderr" ""
+    # one in the venv's own site-packages is the one site would have run
+    venvsite=$(env -i "$TMP/venv/bin/python3" -c 'import site; print(site.getsitepackages()[0])')
+    printf 'import os\nos.environ["CHAINED"] = "venv"\n' >"$venvsite/sitecustomize.py"
+    run --separate-stderr env -i "$TMP/venv/bin/python3" -c 'import os, sitecustomize; print(os.environ.get("CHAINED"), sitecustomize.__file__)'
+    assert_output "venv $STDLIB/sitecustomize.py"
+    assert_equal "$stderr" ""
+}
+
+@test "chain: a shadowed sitecustomize deleted since install: nothing to run, no traceback, the start goes on" {
+    alone_hook 'import os' 'os.environ["CHAINED"] = "1"'
+    rm "$DIST/sitecustomize.py"
+    # site would find none now: nothing is chained, as without the hook
+    run --separate-stderr env -i "$PY" -c 'import os; print("ran", os.environ.get("CHAINED"))'
+    assert_success
+    assert_output "ran None"
+    assert_equal "$stderr" ""
+}
+
+@test "chain: a shadowed sitecustomize that raises, or cannot be compiled: one line on stderr, the program runs" {
+    alone_hook 'import os' 'os.environ["CHAINED"] = "1"' 'raise RuntimeError("boom")'
+    mkdir -p /run/nccl-init
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines $$; } >/run/nccl-init/profile.env
+    run --separate-stderr env -i "$PY" -c "$SHOW
+print('ran')"
+    assert_success
+    assert_output "$WANT
+ran"
+    assert_equal "$stderr" "nccl-init hook: chained sitecustomize $DIST/sitecustomize.py: RuntimeError: boom"
+    printf 'def (\n' >"$DIST/sitecustomize.py"
+    run --separate-stderr env -i "$PY" -c 'print("ran")'
+    assert_success
+    assert_output ran
+    assert_equal "$stderr" "nccl-init hook: chained sitecustomize $DIST/sitecustomize.py: SyntaxError: invalid syntax (sitecustomize.py, line 1)"
 }
 
 @test "values round-trip exactly: quotes, backslashes, triple quotes, escapes, non-ASCII, non-UTF-8" {
@@ -210,7 +307,7 @@ print(json.dumps([vals[k] for k in ("Q1","Q2","Q3","Q4","Q5")], ensure_ascii=Fal
     [ ! -e "$TMP/pwned" ]
     # bytes that are not UTF-8 (a record written by hand): as os.environ
     # decodes the environment, so the process's environment has them back
-    printf 'NCCL_INIT_DIGEST=x\nQ6=a\xff\xfe\xc3\xa9b\n' >/run/nccl-init/profile.env
+    { printf 'NCCL_INIT_DIGEST=x\nQ6=a\xff\xfe\xc3\xa9b\n'; record_writer_lines $$; } >/run/nccl-init/profile.env
     run --separate-stderr env -i "$PY" -c 'import os; print(os.environb[b"Q6"] == b"a\xff\xfe\xc3\xa9b")'
     assert_output True
     assert_equal "$stderr" ""
@@ -435,6 +532,101 @@ refused() {
     assert_equal "$stderr" ""
 }
 
+# The hook put in by nccl-init install, with no record (exit 1 here: no env
+# plugin beside a build's binary to link; the hook is put in all the same).
+install_hook() {
+    run --separate-stderr "$NI" install
+    grep -qx '# BEGIN nccl-init' "$(readlink -f "$STDLIB/sitecustomize.py")"
+}
+
+@test "sub-interpreters: 300 create/run/destroy cycles leave one descriptor on the record, the hook's" {
+    install_hook
+    mkdir -p /run/nccl-init
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines $$; } >/run/nccl-init/profile.env
+    "$PY" -c 'import _xxsubinterpreters' 2>/dev/null || skip "no _xxsubinterpreters in $PY"
+    run --separate-stderr env -i "$PY" -c '
+import os, sitecustomize, _xxsubinterpreters as interp
+def held():  # descriptors on the record
+    st = os.stat("/run/nccl-init/profile.env")
+    n = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            o = os.fstat(int(fd))
+        except OSError:
+            continue
+        if (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino):
+            n.append(int(fd))
+    return n
+before, held0 = len(os.listdir("/proc/self/fd")), held()
+r, w = os.pipe()
+for i in range(300):
+    x = interp.create()
+    # each runs site, and so the hook, again; the first says which it holds
+    interp.run_string(x, "import os, sitecustomize as s; os.write(%d, b\"%%d\" %% s._nccl_record)" % w
+                      if i == 0 else "pass")
+    interp.destroy(x)
+os.close(w)
+sub = int(os.read(r, 64))
+os.close(r)
+after = len(os.listdir("/proc/self/fd"))
+print(held0 == [sitecustomize._nccl_record], held() == held0, sub == sitecustomize._nccl_record,
+      after - before <= 1)
+flags = int(open("/proc/self/fdinfo/%d" % sitecustomize._nccl_record).read().split("flags:")[1].split()[0], 8)
+print(flags & os.O_ACCMODE == os.O_RDONLY, bool(flags & os.O_CLOEXEC), before, after)'
+    assert_success
+    assert_equal "$stderr" ""
+    assert_line --index 0 "True True True True"
+    assert_line --index 1 --regexp '^True True [0-9]+ [0-9]+$'
+}
+
+# --- The record's writer: NCCL_INIT_PID and NCCL_INIT_START -----------------
+#
+# The hook takes the record only while the nccl-init run that wrote it runs:
+# /proc/NCCL_INIT_PID/stat there, with NCCL_INIT_START as its start time
+# (field 22; a PID reused by another process has another one). The two
+# lines are not put into the environment.
+
+@test "the record's writer: a live one is used; a dead one, a reused PID, no PID line: refused with one line" {
+    install_hook
+    local R=/run/nccl-init/profile.env
+    mkdir -p /run/nccl-init
+    # a writer whose command name holds ')' and spaces: the start time is
+    # read after the last ')'
+    cp /bin/sleep "$TMP/a) b ) c"
+    "$TMP/a) b ) c" 1000 >/dev/null 2>&1 3>&- &
+    LIVE=$!
+    local live=$LIVE
+    [[ "$(cat "/proc/$live/stat")" == "$live (a) b ) c) "* ]]
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines "$live"; } >"$R"
+    run --separate-stderr env -i "$PY" -c "$SHOW"'
+import os; print([k for k in os.environ if k in ("NCCL_INIT_PID", "NCCL_INIT_START")])'
+    assert_output "$WANT
+[]"
+    assert_equal "$stderr" ""
+    # the same PID, another start time: a PID reused by another process
+    local start
+    start=$(record_writer_lines "$live" | sed -n 's/^NCCL_INIT_START=//p')
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; printf 'NCCL_INIT_PID=%s\nNCCL_INIT_START=%s\n' "$live" $((start + 1)); } >"$R"
+    refused "$R: written by nccl-init pid $live, which is no longer running"
+    # the writer gone
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines "$live"; } >"$R"
+    kill "$live"
+    wait "$live" || true
+    refused "$R: written by nccl-init pid $live, which is no longer running"
+    # an older nccl-init's record: no PID line
+    printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT" >"$R"
+    refused "$R: no NCCL_INIT_PID line (written by an older nccl-init)"
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines $$ | grep PID; } >"$R"
+    refused "$R: no NCCL_INIT_START line (written by an older nccl-init)"
+    { printf 'NCCL_INIT_DIGEST=x\n%s\nNCCL_INIT_PID=-1\n' "$WANT"; record_writer_lines $$ | grep START; } >"$R"
+    refused "$R: NCCL_INIT_PID is not a decimal number"
+    # the test shell itself: alive all along
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines $$; } >"$R"
+    run --separate-stderr env -i "$PY" -c "$SHOW"
+    assert_output "$WANT"
+    assert_equal "$stderr" ""
+}
+
 @test "with --root, the hook opens the record as the root's processes see it: /run/nccl-init/profile.env" {
     # a prefix-style interpreter inside the root, given as seen from outside
     # it; its landmark a copy: a link to the host's stdlib is the root's path
@@ -452,9 +644,11 @@ refused() {
     assert_output /run/nccl-init/profile.env
     run env -i "$TMP/root/prefix/bin/python3" -c "$SHOW"
     assert_output "$WANT"
-    # render prints the same block, but for the note of a file nccl-init created and its sha256 line
+    # render prints the same block, but for the note of a file nccl-init
+    # created and its sha256 line, and the chain (a file of the hook alone)
     assert_equal "$(sed -n 2p "$hook")" '# nccl-init created this file'
-    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$hook" | sed 2,3d) \
+    diff <(sed -n '/^# BEGIN nccl-init$/,/^# END nccl-init$/p' "$hook" | sed 2,3d |
+        sed '/^# No sitecustomize of its own here/,/^del _nccl_chain$/d') \
         <("$NI" render -q --root "$TMP/root" --profile-dir "$PROFILES" -p pcie-8gpu --format python)
 }
 
@@ -606,7 +800,7 @@ make_system_image() {
     [ -s "$pyc" ]
     pycsum=$(sha256sum <"$pyc")
     mkdir -p "$R/run/nccl-init"
-    printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT" >"$R/run/nccl-init/profile.env"
+    { printf 'NCCL_INIT_DIGEST=x\n%s\n' "$WANT"; record_writer_lines $$; } >"$R/run/nccl-init/profile.env"
     run in_image "$R" /usr/bin/python3 -c "$SHOW"
     assert_output "$WANT"
     # the .pyc was valid for it: not compiled again

@@ -409,7 +409,7 @@ nccl-init: sink record: $R/run/nccl-init deleted"
     assert_output ran
     assert_contained
     local hook=$R/usr/lib/python$PYV/sitecustomize.py
-    grep -qxF "_nccl_path = '/usr/lib/python3/dist-packages/sitecustomize.py'" "$hook"
+    grep -qxF "_nccl_chain(__file__)" "$hook"
     grep -qF "\"note\": \"chains to /usr/lib/python3/dist-packages/sitecustomize.py\"" "$R/run/nccl-init/state.json"
     run --separate-stderr in_root /usr/bin/python3 -c 'import os; print(os.environ.get("NCCL_ALGO"), os.environ.get("CHAINED"))'
     assert_output "Ring 1"

@@ -293,8 +293,10 @@ static void py_literal(struct buf *b, const char *s)
  * record's own, which may be shared, an emptyDir: then the record must
  * have one link; the record root's or ours, regular, not writable by group
  * or others), reads it once and parses it as strictly (the bounds of
- * lib/paths.h, put in from the macros), then applies every line but
- * RECORD_ENFORCE: os.environ[k] = v when enforced, else setdefault. The
+ * lib/paths.h, put in from the macros), takes it only while the nccl-init
+ * run it names (RECORD_WRITER_PID, RECORD_WRITER_START: /proc/PID/stat's start time)
+ * runs, then applies every line but RECORD_ENFORCE, RECORD_WRITER_PID and
+ * RECORD_WRITER_START: os.environ[k] = v when enforced, else setdefault. The
  * bytes are decoded as os.environ decodes the environment (os.fsdecode:
  * surrogateescape), so any value reaches the process exactly.
  *
@@ -303,14 +305,21 @@ static void py_literal(struct buf *b, const char *s)
  * open read-only for the life of the process, in a module global: nccl-init
  * verify finds it in /proc/PID/fd and knows the hook ran there, with which
  * record's values. A descriptor needs no name: nothing to prune, nothing a
- * reused PID or another user can collide with. It is opened O_CLOEXEC (as
- * os.open always does, and said so): an exec'd program runs its own hook,
+ * reused PID or another user can collide with. One per process: a
+ * sub-interpreter runs site again, and keeps the one the process holds on
+ * the same file, read-only and close-on-exec, instead of its own. It is
+ * opened O_CLOEXEC (as os.open always does, and said so): an exec'd
+ * program runs its own hook,
  * and verify takes a descriptor without the flag (made inheritable, passed
  * to a python3 -S) for one the hook did not open in that interpreter. No
  * record: nothing, silently. A record it cannot trust or parse: no value
  * at all, one line on stderr, and the interpreter starts as without it;
- * no exception leaves sitecustomize. */
-void format_python(struct buf *b, const struct envset *s, const char *chain, const char *record,
+ * no exception leaves sitecustomize. With chain (a file of the hook
+ * alone), it then runs the sitecustomize it shadows: the next one on the
+ * running interpreter's sys.path after its own directory, found by the
+ * import system's PathFinder as site's "import sitecustomize" would have;
+ * one that fails is one line on stderr. */
+void format_python(struct buf *b, const struct envset *s, bool chain, const char *record,
                    skip_fn *skip)
 {
     (void)s; /* the values are the record's, read at each start */
@@ -450,6 +459,37 @@ void format_python(struct buf *b, const struct envset *s, const char *chain, con
         "        enforce = rec.pop(b'" RECORD_ENFORCE "', None)\n"
         "        if enforce not in (None, b'1'):\n"
         "            raise ValueError('" RECORD_ENFORCE " is not 1')\n"
+        "        # Only while the nccl-init run that wrote it runs: its PID, and its\n"
+        "        # start time (a PID reused by another process has another one).\n"
+        "        pid = rec.pop(b'" RECORD_WRITER_PID "', None)\n"
+        "        start = rec.pop(b'" RECORD_WRITER_START "', None)\n"
+        "        for k, v in ((b'" RECORD_WRITER_PID "', pid), (b'" RECORD_WRITER_START "', start)):\n"
+        "            if v is None:\n"
+        "                raise ValueError('no %s line (written by an older nccl-init)' % k.decode())\n"
+        "            if not v.isdigit():  # bytes: ASCII digits only\n"
+        "                raise ValueError('%s is not a decimal number' % k.decode())\n"
+        "        pid = int(pid)\n"
+        "        try:\n"
+        "            s = os.open('/proc/%d/stat' % pid, os.O_RDONLY | os.O_CLOEXEC)\n"
+        "            try:\n"
+        "                st = os.read(s, 4096)\n"
+        "            finally:\n"
+        "                os.close(s)\n"
+        "        except FileNotFoundError as e:\n"
+        "            if not os.path.exists('/proc/self/stat'):  # no /proc: cannot tell\n"
+        "                raise ValueError('cannot check the writer, pid %d: %s' % (pid, e.strerror))\n"
+        "            st = None\n"
+        "        except OSError as e:\n"
+        "            raise ValueError('cannot check the writer, pid %d: %s' % (pid, e.strerror))\n"
+        "        if st is not None:\n"
+        "            # after the last ')': comm may hold ')' and spaces; starttime\n"
+        "            # is field 22, the 20th after it\n"
+        "            f = st[st.rfind(b')') + 1:].split()\n"
+        "            if b')' not in st or len(f) < 20 or not f[19].isdigit():\n"
+        "                raise ValueError('cannot check the writer, pid %d: /proc/%d/stat has no '\n"
+        "                                 'start time' % (pid, pid))\n"
+        "        if st is None or int(f[19]) != int(start):\n"
+        "            raise ValueError('written by nccl-init pid %d, which is no longer running' % pid)\n"
         "    except ValueError as e:\n"
         "        os.close(fd)\n"
         "        raise ValueError('%s: %s' % (path, e))\n"
@@ -459,6 +499,29 @@ void format_python(struct buf *b, const struct envset *s, const char *chain, con
         "            env[dec(k)] = dec(v)\n"
         "        else:\n"
         "            env.setdefault(dec(k), dec(v))\n"
+        "    # One descriptor per process: a sub-interpreter runs site again. One that\n"
+        "    # the process holds already on this record, read-only and close-on-exec\n"
+        "    # (a hook's: one that crossed an exec has no O_CLOEXEC), is kept instead.\n"
+        "    try:\n"
+        "        for n in os.listdir('/proc/self/fd'):\n"
+        "            n = int(n)\n"
+        "            try:\n"
+        "                o = os.fstat(n)\n"
+        "                if n == fd or (o.st_dev, o.st_ino) != (b.st_dev, b.st_ino):\n"
+        "                    continue\n"
+        "                i = os.open('/proc/self/fdinfo/%d' % n, os.O_RDONLY | os.O_CLOEXEC)\n"
+        "                try:\n"
+        "                    flags = int(os.read(i, 4096).split(b'flags:')[1].split()[0], 8)\n"
+        "                finally:\n"
+        "                    os.close(i)\n"
+        "            except (OSError, IndexError, ValueError):\n"
+        "                continue  # closed meanwhile, or not to be read\n"
+        "            if (flags & (os.O_ACCMODE | os.O_PATH) == os.O_RDONLY and\n"
+        "                    flags & os.O_CLOEXEC):\n"
+        "                os.close(fd)\n"
+        "                return n\n"
+        "    except OSError:\n"
+        "        pass  # no /proc: this one\n"
         "    return fd\n"
         "try:\n"
         "    _nccl_record = _nccl_init(");
@@ -471,16 +534,40 @@ void format_python(struct buf *b, const struct envset *s, const char *chain, con
                "        sys.stderr.write('nccl-init hook: record not used: %s\\n' % (_nccl_e,))\n"
                "    except Exception:\n"
                "        pass\n");
-    if (chain) {
-        /* A sitecustomize further down sys.path that this one shadows. */
-        buf_str(b, "_nccl_path = ");
-        py_literal(b, chain);
-        buf_str(b, "\n"
-                   "with open(_nccl_path, 'rb') as _nccl_f:\n"
-                   "    exec(compile(_nccl_f.read(), _nccl_path, 'exec'),\n"
-                   "         {'__name__': 'sitecustomize', '__file__': _nccl_path})\n"
-                   "del _nccl_path, _nccl_f\n");
-    }
+    if (chain)
+        buf_str(b,
+            "# No sitecustomize of its own here: the one this file shadows runs after\n"
+            "# it, the one that site's \"import sitecustomize\" would have found without\n"
+            "# it: the next on sys.path after this file's directory (a venv's\n"
+            "# site-packages, not the base's), found by the same finder. One that\n"
+            "# fails to load or raises is one line on stderr.\n"
+            "def _nccl_chain(here):\n"
+            "    import os, sys\n"
+            "    where = 'after ' + here\n"
+            "    try:\n"
+            "        # the import system's own, loaded at start-up\n"
+            "        from _frozen_importlib_external import PathFinder\n"
+            "        from _frozen_importlib import module_from_spec\n"
+            "        here = os.path.dirname(os.path.abspath(here))\n"
+            "        path = sys.path\n"
+            "        for i, p in enumerate(path):\n"
+            "            if os.path.abspath(p or '.') == here:\n"
+            "                break\n"
+            "        else:\n"
+            "            return  # not imported from sys.path: none would have run\n"
+            "        spec = PathFinder.find_spec('sitecustomize', path[i + 1:])\n"
+            "        if spec is None or spec.loader is None or spec.origin is None:\n"
+            "            return  # none (or a namespace package, which runs nothing)\n"
+            "        where = spec.origin\n"
+            "        spec.loader.exec_module(module_from_spec(spec))\n"
+            "    except Exception as e:\n"
+            "        try:\n"
+            "            sys.stderr.write('nccl-init hook: chained sitecustomize %s: %s: %s\\n'\n"
+            "                             % (where, type(e).__name__, e))\n"
+            "        except Exception:\n"
+            "            pass\n"
+            "_nccl_chain(__file__)\n"
+            "del _nccl_chain\n");
     buf_str(b, "del _nccl_init\n");
 }
 

@@ -53,10 +53,12 @@ struct record_writer {
  * same, and the caller writes nothing. */
 int format_env_file(struct buf *b, const struct envset *s, const struct record_writer *w,
                     skip_fn *skip);
-/* The Python site hook; chain, when not NULL, is a shadowed sitecustomize
- * to run afterwards; record is the path of the record that the hook keeps
- * open (NULL: RECORD_ENV, lib/paths.h). */
-void format_python(struct buf *b, const struct envset *s, const char *chain, const char *record,
+/* The Python site hook; chain: the file is the hook alone (no sitecustomize
+ * of the stdlib's own), so after it the hook runs the sitecustomize that it
+ * shadows, found at each start on the interpreter's sys.path; record is the
+ * path of the record that the hook keeps open (NULL: RECORD_ENV,
+ * lib/paths.h). */
+void format_python(struct buf *b, const struct envset *s, bool chain, const char *record,
                    skip_fn *skip);
 
 /* Does the variable belong to the resolved set that the sinks carry? */

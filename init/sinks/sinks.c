@@ -498,15 +498,19 @@ static void write_python(struct sink_report *r, const struct python_home *h, boo
         return;
     }
     /* Chain only when this hook is what shadows another sitecustomize: if
-     * the stdlib already had its own, the other one was shadowed before. */
+     * the stdlib already had its own, the other one was shadowed before.
+     * Which one it shadows is the interpreter's to say, at each start (a
+     * venv's sys.path is not its base's); the one this stdlib's own
+     * interpreter finds now is the note. */
     char *old = NULL, *chain = NULL;
     size_t oldlen = 0;
     int rd = target_read(&t, &old, &oldlen);
-    if (put && rd >= 0 && block_only(old, oldlen))
+    bool alone = put && rd >= 0 && block_only(old, oldlen);
+    if (alone)
         chain = python_shadowed(h); /* as the root's processes see it */
     struct buf body = { 0 };
     if (put)
-        format_python(&body, NULL, chain, record, sink_skip_warn);
+        format_python(&body, NULL, alone, record, sink_skip_warn);
     struct sink_result *x = splice_write(r, "python", &t, body.data, true, old, oldlen, rd);
     target_close(&t);
     if (x && chain) {

@@ -57,15 +57,17 @@ readme_fence() {
         s && $0 == f { g = 1; next } g && /^```/ { exit } g' "$REPO/README.md"
 }
 
-# The record's two writer lines (doc/sinks.md, "The writer rule") naming
-# PID (default: this shell), a process that runs while the test reads: the
-# readers take a record only then.
+# record_writer_lines [PID]: the record's two lines that name the nccl-init
+# run that wrote it, NCCL_INIT_PID and NCCL_INIT_START (field 22 of
+# /proc/PID/stat, read after the last ')': the command name may hold ')'
+# and spaces), for a record a test writes by hand. The readers take such a
+# record only while that process runs: name one that outlives the test's
+# reads, the test shell's own ($$, the default) or a sleep it started.
 record_writer_lines() {
-    local pid=${1:-$$} stat
-    stat=$(cat "/proc/$pid/stat")
-    stat=${stat##*) }
-    # shellcheck disable=SC2086
-    set -- $stat
-    echo "NCCL_INIT_PID=$pid"
-    echo "NCCL_INIT_START=${20}"
+    set -- "${1:-$$}"
+    local stat
+    stat=$(cat "/proc/$1/stat") || return 1
+    # shellcheck disable=SC2086 # the fields after the command name
+    set -- "$1" ${stat##*)}
+    printf 'NCCL_INIT_PID=%s\nNCCL_INIT_START=%s\n' "$1" "${21}"
 }

@@ -466,8 +466,8 @@ static void python_hook_is_static(void **state)
     make_set(&s, kv, ARRAY_SIZE(kv));
     struct buf a = { 0 }, b = { 0 }, c = { 0 };
     skipped[0] = '\0';
-    format_python(&a, &s, NULL, NULL, note_skip);
-    format_python(&b, NULL, NULL, NULL, note_skip);
+    format_python(&a, &s, false, NULL, note_skip);
+    format_python(&b, NULL, false, NULL, note_skip);
     assert_string_equal(a.data, b.data);
     assert_string_equal(skipped, "");
     assert_null(strstr(a.data, "Ring"));
@@ -479,11 +479,22 @@ static void python_hook_is_static(void **state)
     assert_contains(a.data, want);
     assert_contains(a.data, "enforce = rec.pop(b'" RECORD_ENFORCE "', None)");
     assert_contains(a.data, "nccl-init hook: record not used: ");
-    assert_null(strstr(a.data, "_nccl_path"));
-    /* the path, whatever it holds: quotes, a newline, bytes not UTF-8 */
-    format_python(&c, NULL, "/x/site'.py", "/r'oot\n/\xff/run/nccl-init/profile.env", note_skip);
+    /* the writer's lines: checked, and never put into the environment */
+    assert_contains(a.data, "pid = rec.pop(b'" RECORD_WRITER_PID "', None)");
+    assert_contains(a.data, "start = rec.pop(b'" RECORD_WRITER_START "', None)");
+    assert_contains(a.data, "which is no longer running");
+    /* one descriptor per process */
+    assert_contains(a.data, "os.listdir('/proc/self/fd')");
+    /* no chain for a file with code of its own */
+    assert_null(strstr(a.data, "_nccl_chain"));
+    /* the path, whatever it holds: quotes, a newline, bytes not UTF-8; the
+     * chain, when the file is the hook alone, names no path: the
+     * interpreter's sys.path says which at each start */
+    format_python(&c, NULL, true, "/r'oot\n/\xff/run/nccl-init/profile.env", note_skip);
     assert_contains(c.data, "_nccl_init('/r\\x27oot\\x0a/\\udcff/run/nccl-init/profile.env')\n");
-    assert_contains(c.data, "_nccl_path = '/x/site\\x27.py'\n");
+    assert_contains(c.data, "_nccl_chain(__file__)\n");
+    assert_contains(c.data, "PathFinder.find_spec('sitecustomize', path[i + 1:])");
+    assert_null(strstr(c.data, "_nccl_path"));
     assert_contains(c.data, "del _nccl_init\n");
     buf_free(&a);
     buf_free(&b);
