@@ -19,16 +19,21 @@ setup() {
 }
 
 teardown() {
+    stop_writers
     if [ -n "${RO:-}" ]; then umount "$RO" || true; fi
     if [ -n "${ALONE:-}" ]; then alone_restore; fi
     if [ -n "${LIVE:-}" ]; then kill "$LIVE" 2>/dev/null || true; fi
     rm -rf "$TMP"
 }
 
-# Installs the hook and writes the record for pcie-8gpu (plus any extra options).
+# Installs the hook and writes the record for pcie-8gpu (plus any extra
+# options): one start, whose $output and $stderr the test reads; then a
+# second with the same options stays (keep_writer), since the readers take
+# a record only while the nccl-init that wrote it runs.
 hook() {
     run --separate-stderr "$NI" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu "$@" -- true
     assert_success
+    keep_writer --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu "$@"
 }
 
 # Prints NAME=VALUE for pcie-8gpu's five variables as a Python process sees them.
@@ -132,6 +137,7 @@ print(subprocess.run([sys.executable, '-c', 'import os; print(os.environ[\"NCCL_
         --python "$TMP/venv/bin/python3" -- true
     assert_success
     [[ "$stderr" == *"python: $STDLIB ($PYV)"* ]]
+    keep_writer --sinks record --profile-dir "$PROFILES" -p pcie-8gpu
     run env -i "$TMP/venv/bin/python3" -c "$SHOW"
     assert_output "$WANT"
 }
@@ -166,6 +172,7 @@ make_prefix() {
     run --separate-stderr env -i "$NI" -q --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu -- \
         "$TMP/other/bin/python3" -c 'print("started")'
     assert_output started
+    keep_writer --sinks record --profile-dir "$PROFILES" -p pcie-8gpu
     run env -i "$TMP/other/bin/python3" -c "$SHOW"
     assert_output "$WANT"
 }
@@ -340,6 +347,7 @@ print(json.dumps([vals[k] for k in ("Q1","Q2","Q3","Q4","Q5")], ensure_ascii=Fal
     assert_success
     [[ "$stderr" != *warning* ]]
     [[ "$stderr" == *"python: $RO ($PYV)"* ]]
+    keep_writer --sinks record --profile-dir "$PROFILES" -p pcie-8gpu
     run env -i "$TMP/prefix/bin/python3" -c "$SHOW"
     assert_output "$WANT"
     # a hook that is not current there is a warning: the sink cannot write it
@@ -638,8 +646,9 @@ import os; print([k for k in os.environ if k in ("NCCL_INIT_PID", "NCCL_INIT_STA
     assert_success
     local hook=$TMP/root/prefix/lib/python$PYV/sitecustomize.py
     grep -qF "_nccl_init('/run/nccl-init/profile.env')" "$hook"
-    # the root's record where its processes look for it (the sandbox's /run)
-    cp -a "$TMP/root/run/nccl-init" /run/nccl-init
+    # the record where the root's processes look for it (the sandbox's
+    # /run), from a writer that runs: the readers take it only then
+    keep_writer --sinks record --profile-dir "$PROFILES" -p pcie-8gpu
     run env -i "$TMP/root/prefix/bin/python3" -c 'import os, sitecustomize as s; print(os.readlink("/proc/self/fd/%d" % s._nccl_record))'
     assert_output /run/nccl-init/profile.env
     run env -i "$TMP/root/prefix/bin/python3" -c "$SHOW"
@@ -841,7 +850,8 @@ sys.stdout.write(subprocess.run([sys.executable, '-c', '''$SHOW'''], env={}, cap
     assert_equal "$(cd "$R" && find . -name sitecustomize.py)" ./usr/lib/python3.12/sitecustomize.py
     [ ! -e "$R/usr/lib/python3.12/__pycache__/sitecustomize.cpython-312.pyc" ]
     # it names the record as seen inside the root: run in the image, it
-    # applies the record the start wrote there
+    # applies the record a start writes there, while that start runs
+    keep_writer --root "$R" --sinks record --profile-dir "$PROFILES" -p pcie-8gpu
     run in_image "$R" /usr/bin/python3 -c "$SHOW"
     assert_output "$WANT"
 }

@@ -71,3 +71,26 @@ record_writer_lines() {
     set -- "$1" ${stat##*)}
     printf 'NCCL_INIT_PID=%s\nNCCL_INIT_START=%s\n' "$1" "${21}"
 }
+
+# keep_writer ARGS...: nccl-init ARGS (its options, no command) as the
+# writer of the record, kept running: its command sleeps until the test's
+# teardown calls stop_writers. The readers take a record only while the
+# nccl-init that wrote it runs (doc/sinks.md, "The writer rule").
+keep_writer() {
+    local ready=$BATS_TEST_TMPDIR/writer.$RANDOM _
+    "$NI" -q "$@" -- sh -c ': >"$1"; exec sleep 1000' sh "$ready" 2>/dev/null 3>&- &
+    KEPT_WRITERS+=("$!")
+    for _ in $(seq 300); do
+        [ -e "$ready" ] && return 0
+        sleep 0.05
+    done
+    echo "keep_writer: nccl-init $* did not start its command" >&2
+    return 1
+}
+
+stop_writers() {
+    local p
+    for p in "${KEPT_WRITERS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${KEPT_WRITERS[@]}"; do wait "$p" 2>/dev/null || true; done
+    KEPT_WRITERS=()
+}
