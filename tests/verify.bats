@@ -14,6 +14,7 @@ setup() {
 }
 
 teardown() {
+    stop_writers
     for p in "${PIDS[@]}"; do
         kill -TERM "$p" 2>/dev/null || true
     done
@@ -146,8 +147,7 @@ start_tree() {
 }
 
 @test "an enforced record (--enforce): the hook's value beats the exec environment's, site" {
-    run --separate-stderr "$NI" -q --enforce --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record -- true
-    assert_success
+    keep_writer --enforce --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record
     grep -qx NCCL_INIT_ENFORCE=1 /run/nccl-init/profile.env
     env NCCL_ALGO=Tree NCCL_PROTO=Simple /usr/bin/python3 -c 'import sys, time; open(sys.argv[1], "w").close(); time.sleep(60)' "$TMP/held" &
     PIDS+=($!)
@@ -169,8 +169,7 @@ start_tree() {
 }
 
 @test "a descriptor of a record no reader would take is no evidence: MISSING" {
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
-    assert_success
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks record
     # the record made group-writable and the process opens it itself: the
     # hook refuses such a record, so a descriptor of it proves nothing
     chmod g+w /run/nccl-init/profile.env
@@ -467,7 +466,10 @@ echo "run 2 workers: $(cat "$TMP/ready.2")"'
     rounds=${VERIFY_ROUNDS:-10} per=${VERIFY_PER_ROUND:-100}
     run --separate-stderr "$NI" --sinks python,record --profile-dir "$PROFILES" -p pcie-8gpu -- true
     assert_success
+    # the record's writer in the namespace, where its readers look for it
     run --separate-stderr in_pid_ns '
+"$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- sleep 1000 &
+until grep -qx "NCCL_INIT_PID=$!" /run/nccl-init/profile.env 2>/dev/null; do nap; done
 read -r base </proc/sys/kernel/ns_last_pid
 for ((r = 1; r <= '"$rounds"'; r++)); do
     echo "$base" >/proc/sys/kernel/ns_last_pid
@@ -485,7 +487,7 @@ for ((r = 1; r <= '"$rounds"'; r++)); do
     "$NI" verify "${args[@]}" >"$TMP/verify.$r" || echo "round $r: verify exit $?"
     echo "round $r: pids ${pids[0]}..${pids[-1]}: $(tail -n 1 "$TMP/verify.$r")"
     kill "${pids[@]}"
-    wait || true
+    wait "${pids[@]}" || true
 done'
     echo "$output"; echo "$stderr"
     assert_success
@@ -677,8 +679,7 @@ print("ok")' "$output"
     for _ in $(seq 200); do [ -e "$TMP/old" ] && break; sleep 0.05; done
     # another start with another value replaces the record (by rename) and
     # the hook: the old process holds the old record, "(deleted)"
-    run --separate-stderr env NCCL_ALGO=Tree "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record -- true
-    assert_success
+    NCCL_ALGO=Tree keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record
     [[ "$(ls -l /proc/$old/fd)" == *"/run/nccl-init/profile.env (deleted)"* ]]
     env -i /usr/bin/python3 -c 'import sys, time; open(sys.argv[1], "w").close(); time.sleep(60)' "$TMP/new" &
     PIDS+=($!)
@@ -1126,14 +1127,15 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
 @test "processes that exit while verify runs are not counted: never not verified, and every run passes" {
     # every process of a new PID namespace has the profile in its
     # environment; four loops fork short-lived subshells the whole time
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
-    assert_success
     local vals
-    vals=$(grep -v '^NCCL_INIT_' /run/nccl-init/profile.env | tr '\n' ' ')
+    vals=$("$NI" render -q --profile-dir "$PROFILES" -p pcie-8gpu --format env | grep -v '^NCCL_INIT_' | tr '\n' ' ')
+    # the record's writer runs in the namespace, where verify looks for it
     run --separate-stderr env -i PATH=/usr/bin:/bin $vals unshare --pid --fork --mount-proc bash -c '
+        "$1" -q --profile-dir "$3" -p pcie-8gpu --sinks record -- sleep 1000 &
+        until grep -qx "NCCL_INIT_PID=$!" /run/nccl-init/profile.env 2>/dev/null; do sleep 0.05; done
         for j in 1 2 3 4; do (while :; do (:); done) & done
         for i in $(seq 40); do "$1" verify --all >"$2.$i"; echo "run $i: exit $?"; done
-        kill $(jobs -p)' sh "$NI" "$TMP/out"
+        kill $(jobs -p)' sh "$NI" "$TMP/out" "$PROFILES"
     echo "$output"
     cat "$TMP"/out.* | grep -v '^[0-9]' | sort | uniq -c
     # the exit of a process is not a failure to read it
@@ -1148,7 +1150,7 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
         fake_libnccl
         lib=$TMP/lib/libnccl.so.2
     fi
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks record
     mkfifo "$TMP/fifo"
     chmod 711 "$TMP"
     mkdir -m 1777 "$TMP/n"
@@ -1181,30 +1183,26 @@ time.sleep(60)" "$1" "$2/n/mapped" &
 }
 
 @test "nothing checked is no pass: a record left behind, another PID namespace, only PIDs that are gone" {
-    # a record left behind: the child of that start is gone (in a PID
-    # namespace of its own, so that no other process on the machine that
-    # maps a libnccl is checked)
+    # a record left behind: its writer is gone (in a PID namespace of its
+    # own, so that no other process on the machine that maps a libnccl is
+    # checked); verify, as the readers, takes no record of a run that has
+    # ended: exit 2, not a pass over nothing
     run --separate-stderr unshare --pid --fork --mount-proc bash -c '
         "$1" -q --profile-dir "$2" -p pcie-8gpu --sinks record -- true || exit
-        "$1" verify; echo "exit $?"
-        "$1" verify --json' sh "$NI" "$PROFILES"
+        "$1" verify; echo "exit $?"' sh "$NI" "$PROFILES"
     echo "$output"
-    assert_failure 3
-    assert_line --regexp "^0 processes checked \(profile pcie-8gpu, digest [0-9a-f]{12}\)$"
-    assert_line --regexp "^no process checked: nccl-init's child \(pid [0-9]+ in /run/nccl-init/state.json\) is not in this /proc: is the server running, and is verify in its PID namespace\?$"
-    assert_line "exit 3"
-    run python3 -c '
-import json, sys
-d = json.loads(sys.argv[1][sys.argv[1].index("{"):])
-assert d["checked"] == 0 and d["ok"] is False and "is verify in its PID namespace" in d["nothing_checked"], d
-print("ok")' "$output"
-    assert_output ok
-    # a tree that runs, seen from another PID namespace
+    echo "$stderr"
+    assert_success
+    assert_line "exit 2"
+    refute_output --partial "processes checked"
+    [[ "$stderr" == *"verify: the resolved set in /run/nccl-init/profile.env was written by nccl-init pid "*", which is not running in this PID namespace"* ]]
+    # a tree that runs, seen from another PID namespace: its writer is not
+    # there either
     SINKS=all start_tree
     run --separate-stderr unshare --pid --fork --mount-proc "$NI" verify
-    echo "$output"
-    assert_failure 3
-    assert_line --partial "is verify in its PID namespace?"
+    echo "$stderr"
+    assert_failure 2
+    [[ "$stderr" == *"run verify in the server's PID namespace, while nccl-init runs"* ]]
     # from its own namespace, its processes pass
     read -r w1 _ <"$TMP/ready"
     run --separate-stderr "$NI" verify --json --pid "$w1"
@@ -1263,8 +1261,7 @@ spawn() {
 }
 
 @test "a python3 -S worker that inherited the hook's descriptor but never ran the hook: MISSING, not site" {
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record -- true
-    assert_success
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks python,record
     spawn pass_fds site
     run --separate-stderr "$NI" verify --pid "$WORKER"
     echo "$output"
@@ -1314,8 +1311,7 @@ wait_for() {
 
 @test "a record descriptor is the hook's only in a Python process: a perl that opens it read-only, O_CLOEXEC, is MISSING" {
     command -v perl >/dev/null || skip "no perl"
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
-    assert_success
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks record
     # perl sets close-on-exec above $^F (2), as the hook and the env
     # plugin's brief read-only open do: the descriptor has the hook's flags
     env -i /usr/bin/perl -e 'open(my $f, "<", $ARGV[0]) or die; open(my $m, ">", $ARGV[1]); close $m; sleep 60' \
@@ -1385,8 +1381,7 @@ PY
 }
 
 @test "a user's conf file flipped between a regular file and a symbolic link to a FIFO: verify never opens the FIFO" {
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
-    assert_success
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks record
     mkfifo "$TMP/fifo"
     printf 'NCCL_PROTO=LL\n' >"$TMP/plain"
     ln -s "$TMP/fifo" "$TMP/conf"
@@ -1423,8 +1418,7 @@ while not os.path.exists(stop):
 }
 
 @test "a user's conf file that is an absolute symbolic link resolves in the process's root, not verify's" {
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
-    assert_success
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks record
     mkdir "$TMP/ns"
     # in its own mount namespace $TMP/ns holds the conf file and a link to
     # it by absolute path; in verify's, $TMP/ns is empty
@@ -1452,7 +1446,7 @@ time.sleep(60)" "$1/up.tmp" &
 @test "a kernel thread is known by PF_KTHREAD, not by an unreadable environment: never checked" {
     [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "no kernel thread in this PID namespace"
     (( ($(awk '{ print $9 }' /proc/2/stat) & 0x00200000) != 0 ))
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks record
     run --separate-stderr "$NI" verify --pid 2
     echo "$output"
     assert_failure 3
@@ -1504,7 +1498,7 @@ print("ok")' "$output"
 @test "a file at the library's path with the mapped inode number on another file system is not the library mapped" {
     command -v setpriv >/dev/null || skip "no setpriv"
     command -v gcc >/dev/null || skip "no gcc"
-    run --separate-stderr "$NI" -q --profile-dir "$PROFILES" -p pcie-8gpu --sinks record -- true
+    keep_writer --profile-dir "$PROFILES" -p pcie-8gpu --sinks record
     echo 'const char nccl_version[] = "NCCL version 2.28.9+cuda13.0";' >"$TMP/v.c"
     gcc -shared -fPIC -o "$TMP/mapped.so" "$TMP/v.c"
     echo 'const char nccl_version[] = "NCCL version 2.99.9+other";' >"$TMP/o.c"
