@@ -37,6 +37,7 @@ setup() {
 
 teardown() {
     local m
+    stop_writers
     for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || true; done
     rm -f "$LINK" /etc/nccl.conf
     rm -rf "${TMP:-/nonexistent}" /run/nccl-init
@@ -223,7 +224,8 @@ nccl-init: warning: env plugin link: $R$LINK: symlink: Read-only file system; no
     [ -f "$LIBNCCL" ] || skip "no $LIBNCCL"
     run "$P/bin/nccl-init" install -q
     assert_success
-    "$P/bin/nccl-init" -q --profile-dir "$PDIR" --sinks record -p lo -- /bin/true
+    # the record's writer runs while NCCL reads it
+    NI=$P/bin/nccl-init keep_writer --profile-dir "$PDIR" --sinks record -p lo
     [ -f /run/nccl-init/profile.env ]
     [ ! -e /etc/nccl.conf ]
     run timeout 30 env -i NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP \

@@ -27,6 +27,7 @@ setup() {
 }
 
 teardown() {
+    stop_writers
     rm -rf "$TMP"
 }
 
@@ -194,8 +195,10 @@ in_root() {
     run state_written
     assert_output "$(printf '%s\n' 'record /run/nccl-init/profile.env' 'etc-environment /etc/environment' \
         'nccl-conf /etc/nccl.conf' "python $conf")"
-    # the root's python3, run in the root, applies the root's record, and
-    # compiles the hook itself (as root there, it can write __pycache__)
+    # the root's python3, run in the root, applies the root's record while
+    # a start that wrote it runs, and compiles the hook itself (as root
+    # there, it can write __pycache__)
+    keep_writer --root "$R" --sinks record --profile-dir "$PROFILES" -p pcie-8gpu
     run --separate-stderr in_root /usr/bin/python3 -c 'import os; print(os.environ.get("NCCL_ALGO"), os.environ.get("DEBIAN_SITE_RAN"))'
     assert_output "Ring 1"
     assert_equal "$stderr" ""
@@ -411,6 +414,7 @@ nccl-init: sink record: $R/run/nccl-init deleted"
     local hook=$R/usr/lib/python$PYV/sitecustomize.py
     grep -qxF "_nccl_chain(__file__)" "$hook"
     grep -qF "\"note\": \"chains to /usr/lib/python3/dist-packages/sitecustomize.py\"" "$R/run/nccl-init/state.json"
+    keep_writer --root "$R" --sinks record --profile-dir "$PROFILES" -p pcie-8gpu
     run --separate-stderr in_root /usr/bin/python3 -c 'import os; print(os.environ.get("NCCL_ALGO"), os.environ.get("CHAINED"))'
     assert_output "Ring 1"
     assert_equal "$stderr" ""
