@@ -82,7 +82,9 @@ done
 
 if [[ ${NCCL_INIT_SANDBOX:-} == 1 ]]; then
     rm -rf /run/nccl-init
-    "$NI" -q --profile-dir "$PWD/profiles" -p pcie-8gpu --sinks record -- /bin/true
+    # shellcheck source=scripts/bench/guard.bash
+    source scripts/bench/guard.bash
+    bench_writer "$NI" --profile-dir "$PWD/profiles" -p pcie-8gpu --sinks record
     where="written for this run (sandbox), profile pcie-8gpu"
 elif [[ -f $RECORD ]]; then
     where="the machine's own (not root: no sandbox)"

@@ -53,6 +53,7 @@ for v in hook hook-nopyc; do
     "$NI" -q --root "$DIR/empty-root" --sinks python,record --profile-dir profiles -p pcie-8gpu \
         --python "$DIR/$v/bin/python$PYV" -- true 2>/dev/null
 done
+bench_writer "$NI" --root "$DIR/empty-root" --sinks record --profile-dir profiles -p pcie-8gpu
 [ -s "$DIR/hook/lib/python$PYV/__pycache__/sitecustomize.cpython-${PYV/./}.pyc" ] ||
     { echo "bench-python-hook: nccl-init did not byte-compile the hook" >&2; exit 1; }
 for v in hook hook-nopyc; do

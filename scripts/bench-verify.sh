@@ -24,14 +24,17 @@ guard_begin
 # checked by guard_end to stay so.
 rm -rf "$ROOT"
 mkdir -p "$ROOT/etc" "$ROOT/run"
-"$NI" -q --root "$ROOT" --sinks record --profile-dir profiles -p pcie-8gpu -- true 2>/dev/null
-mapfile -t values < <(grep -v '^#' "$ROOT/run/nccl-init/profile.env")
-
-# PROCS sleeping processes that carry the resolved set, so that every one
-# passes and verify exits 0 (the timer stops at a failing run).
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap cleanup EXIT
+# its writer runs while verify reads it
+"$NI" -q --root "$ROOT" --sinks record --profile-dir profiles -p pcie-8gpu -- sleep 100000 2>/dev/null &
+pids+=($!)
+until grep -qx "NCCL_INIT_PID=$!" "$ROOT/run/nccl-init/profile.env" 2>/dev/null; do sleep 0.05; done
+mapfile -t values < <(grep -v '^#' "$ROOT/run/nccl-init/profile.env" | grep -v '^NCCL_INIT_\(PID\|START\)=')
+
+# PROCS sleeping processes that carry the resolved set, so that every one
+# passes and verify exits 0 (the timer stops at a failing run).
 for ((i = 0; i < PROCS; i++)); do
     env "${values[@]}" sleep 600 &
     pids+=($!)

@@ -41,3 +41,23 @@ guard_end() {
 	fi
 	echo "system files unchanged: $(guarded_files | tr '\n' ' ')"
 }
+
+# bench_writer NCCL-INIT ARGS...: nccl-init ARGS (options only) as the
+# record's writer, left running (its command sleeps) until the benchmark
+# exits: the readers take a record only while the nccl-init that wrote it
+# runs. Waits until it has started its command.
+bench_writer() {
+	local ni=$1 ready
+	shift
+	ready=$(mktemp -u /tmp/nccl-init-bench-writer.XXXXXX)
+	"$ni" -q "$@" -- sh -c ': >"$1"; exec sleep 100000' sh "$ready" 2>/dev/null &
+	BENCH_WRITERS+=("$!")
+	trap 'kill "${BENCH_WRITERS[@]}" 2>/dev/null || true' EXIT
+	local _
+	for _ in $(seq 300); do
+		[[ -e $ready ]] && { rm -f "$ready"; return 0; }
+		sleep 0.05
+	done
+	echo "bench_writer: $ni $* did not start its command" >&2
+	return 1
+}
