@@ -8,14 +8,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The kernel's record; the C libraries disagree on a wrapper for it. */
-struct linux_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
 
 /* 0 when /proc/self names self; -ENOENT without it, -EXDEV for another pid. */
 static int names_self(int fd, pid_t self)

@@ -10,7 +10,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* The kernel's getdents64 record, for this scanner and the tree walk's
+ * reads of /proc/PID/task; the C libraries disagree on a wrapper for it. */
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
 
 struct proc_scan {
     int fd;

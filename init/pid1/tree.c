@@ -14,14 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The kernel's getdents64 record (lib/proc_scan.c has the same). */
-struct linux_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
 
 /* A chain of parents longer than this is a pid-reuse loop, not a tree. */
 #define MAX_DEPTH 4096
