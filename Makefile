@@ -122,7 +122,7 @@ $(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STA
 # unmapped under them, they died of SIGSEGV at exit (issue 34, finding 5).
 # Kept mapped, they run on until the process ends.
 PLUGIN_SRCS := $(wildcard plugin/*.c)
-PLUGIN_HDRS := $(wildcard plugin/*.h) init/lib/paths.h
+PLUGIN_HDRS := $(wildcard plugin/*.h) init/lib/paths.h init/lib/witness.h
 PLUGIN_CFLAGS := $(STD) $(WARN) -O2 -fPIC -fvisibility=hidden -fstack-protector-strong \
 	-D_FORTIFY_SOURCE=2
 PLUGIN_LDFLAGS := -shared -Wl,-soname,libnccl-env.so -Wl,-z,relro,-z,now -Wl,-z,noexecstack \

@@ -19,6 +19,8 @@
  * failure would fail ncclGetUniqueId (NCCL 2.28.9). */
 #include "nccl_env.h"
 #include "record.h"
+#include "text.h"
+#include "witness.h"
 
 #include "lib/paths.h"
 
@@ -47,58 +49,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned users;
 static struct record rec = { .fd = -1 };
 /* The one line init logs, made when the record is loaded, said again to
- * each NCCL that inits after. */
+ * each NCCL that inits after. Both are only used under lock. */
 static char message[768];
 static ncclDebugLogLevel message_level;
-
-struct text {
-    char *s;
-    size_t cap, len;
-};
-
-static void add(struct text *t, const char *s, size_t n)
-{
-    if (t->len + 1 >= t->cap)
-        return;
-    size_t room = t->cap - 1 - t->len;
-    if (n > room)
-        n = room;
-    memcpy(t->s + t->len, s, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-}
-
-static void adds(struct text *t, const char *s)
-{
-    add(t, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void addf(struct text *t, const char *fmt, ...)
-{
-    if (t->len + 1 >= t->cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        t->len += (size_t)n < t->cap - t->len ? (size_t)n : t->cap - 1 - t->len;
-}
-
-/* s with its control bytes, backslashes and every byte above ASCII (C1
- * controls come as UTF-8) as \xHH: anything that came from a file, so no
- * record can put a newline or an escape sequence into the log. At most max
- * bytes of s. */
-static void add_escaped(struct text *t, const char *s, size_t max)
-{
-    for (size_t i = 0; s[i] && i < max; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c >= 0x7f || c == '\\')
-            addf(t, "\\x%02x", c);
-        else
-            add(t, &s[i], 1);
-    }
-}
 
 static void compose(int e)
 {
@@ -106,24 +59,24 @@ static void compose(int e)
     message[0] = '\0';
     if (e == 0) {
         message_level = NCCL_LOG_INFO;
-        addf(&t, "nccl-init: %zu values from " RECORD_ENV " (profile ", rec.n);
-        add_escaped(&t, rec.profile ? rec.profile : "?", 128);
-        adds(&t, ", digest ");
-        add_escaped(&t, rec.digest, 12);
-        addf(&t, "), %s", rec.enforce ? "enforced" : "not enforced");
+        text_addf(&t, "nccl-init: %zu values from " RECORD_ENV " (profile ", rec.n);
+        text_escaped(&t, rec.profile ? rec.profile : "?", 128, false);
+        text_adds(&t, ", digest ");
+        text_escaped(&t, rec.digest, 12, false);
+        text_addf(&t, "), %s", rec.enforce ? "enforced" : "not enforced");
     } else if (e == -ENOENT || e == -ESRCH) {
         /* None, or one whose run has ended (record_writer_runs): what a
          * host shows once nccl-init has stopped, not a fault; INFO, so
          * nothing reaches ncclLastError (v2) or a WARN-level log. */
         message_level = NCCL_LOG_INFO;
-        adds(&t, "nccl-init: no record (");
-        add_escaped(&t, rec.why, sizeof rec.why);
-        adds(&t, "): NCCL's own environment only");
+        text_adds(&t, "nccl-init: no record (");
+        text_escaped(&t, rec.why, sizeof rec.why, false);
+        text_adds(&t, "): NCCL's own environment only");
     } else {
         message_level = NCCL_LOG_WARN;
-        adds(&t, "nccl-init: record not used: ");
-        add_escaped(&t, rec.why, sizeof rec.why);
-        adds(&t, "; NCCL's own environment only");
+        text_adds(&t, "nccl-init: record not used: ");
+        text_escaped(&t, rec.why, sizeof rec.why, false);
+        text_adds(&t, "; NCCL's own environment only");
     }
 }
 
@@ -160,18 +113,18 @@ static bool debug_file(const char *host, char *out, size_t cap)
     out[0] = '\0';
     for (size_t i = 0; f[i]; i++) {
         if (f[i] != '%' || !f[i + 1]) {
-            add(&t, &f[i], 1);
+            text_add(&t, &f[i], 1);
             continue;
         }
         char c = f[++i];
         if (c == '%')
-            adds(&t, "%");
+            text_adds(&t, "%");
         else if (c == 'h')
-            adds(&t, host);
+            text_adds(&t, host);
         else if (c == 'p')
-            addf(&t, "%d", (int)getpid());
+            text_addf(&t, "%d", (int)getpid());
         else
-            add(&t, &f[i - 1], 2);
+            text_add(&t, &f[i - 1], 2);
     }
     return t.len > 0;
 }
@@ -270,14 +223,13 @@ static void write_quietly(int fd, const char *s, size_t n)
  * when set (through NCCL's descriptor of it, else appended through one of
  * its own: never truncated), else to stderr; never to stdout, the
  * server's. One write(2) of a stack buffer, no stdio. */
-static void say(ncclDebugLogger_t log)
+static void say(ncclDebugLogger_t log, ncclDebugLogLevel level, const char *text)
 {
     if (log) {
-        log(message_level, NCCL_INIT | NCCL_ENV, __FILE__, __LINE__, "%s", message);
+        log(level, NCCL_INIT | NCCL_ENV, __FILE__, __LINE__, "%s", text);
         return;
     }
-    int level = debug_level();
-    if (level < (int)message_level)
+    if (debug_level() < (int)level)
         return;
     char host[256];
     if (gethostname(host, sizeof host) != 0)
@@ -286,10 +238,10 @@ static void say(ncclDebugLogger_t log)
     host[strcspn(host, ".")] = '\0'; /* NCCL cuts it at the first '.' */
     char line[1024];
     struct text t = { line, sizeof line - 1, 0 }; /* room kept for the newline */
-    add_escaped(&t, host, sizeof host);
-    addf(&t, ":%d:%ld NCCL %s ", (int)getpid(), (long)syscall(SYS_gettid),
-         message_level == NCCL_LOG_WARN ? "WARN" : "INFO");
-    adds(&t, message);
+    text_escaped(&t, host, sizeof host, false);
+    text_addf(&t, ":%d:%ld NCCL %s ", (int)getpid(), (long)syscall(SYS_gettid),
+         level == NCCL_LOG_WARN ? "WARN" : "INFO");
+    text_adds(&t, text);
     line[t.len++] = '\n';
     char path[PATH_MAX + 1];
     int fd = 2, own = -1;
@@ -308,32 +260,65 @@ static void say(ncclDebugLogger_t log)
         close(own);
 }
 
+/* Said once, at the first init after the witness could not be made. */
+static char no_witness[128];
+
+/* The witness, made at the first init of the process: when it cannot be,
+ * the answers are the same, and one WARN line says that verify cannot see
+ * them. */
+static void open_witness(void)
+{
+    static bool tried;
+    if (tried)
+        return;
+    tried = true;
+    int e = witness_open();
+    if (e < 0)
+        snprintf(no_witness, sizeof no_witness,
+                 "nccl-init: no witness (memfd_create: %s): verify cannot show what NCCL reads",
+                 strerror(-e));
+}
+
 /* init, getEnv and finalize leave errno as they found it: NCCL and the
  * server around it may look at errno after a call that did not fail (the
- * record's open leaves ENOENT when there is none). */
-static void begin(ncclDebugLogger_t log)
+ * record's open leaves ENOENT when there is none). caller: the code of the
+ * NCCL copy that called init, which the witness names. */
+static void begin(ncclDebugLogger_t log, const void *caller, int interface, uint8_t major,
+                  uint8_t minor, uint8_t patch, const char *suffix)
 {
     int saved = errno;
     pthread_mutex_lock(&lock);
-    if (users++ == 0)
-        compose(record_load(&rec, RECORD_ENV));
-    say(log);
+    if (users++ == 0) {
+        int e = record_load(&rec, RECORD_ENV);
+        compose(e);
+        open_witness();
+        witness_record(&rec, e, message_level == NCCL_LOG_WARN);
+    }
+    say(log, message_level, message);
+    if (no_witness[0]) {
+        say(log, NCCL_LOG_WARN, no_witness);
+        no_witness[0] = '\0';
+    }
+    witness_nccl(caller, interface, major, minor, patch, suffix);
     pthread_mutex_unlock(&lock);
     errno = saved;
 }
 
+/* The caller's address, as the witness takes it: in the NCCL copy whose
+ * code called (NCCL's calls into its plugin are not tail calls: it checks
+ * what they return). */
+#define CALLER __builtin_extract_return_addr(__builtin_return_address(0))
+
 static ncclResult_t init_v1(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix)
 {
-    (void)major, (void)minor, (void)patch, (void)suffix;
-    begin(NULL);
+    begin(NULL, CALLER, 1, major, minor, patch, suffix);
     return ncclSuccess;
 }
 
 static ncclResult_t init_v2(uint8_t major, uint8_t minor, uint8_t patch, const char *suffix,
                             ncclDebugLogger_t log)
 {
-    (void)major, (void)minor, (void)patch, (void)suffix;
-    begin(log);
+    begin(log, CALLER, 2, major, minor, patch, suffix);
     return ncclSuccess;
 }
 
@@ -341,6 +326,7 @@ static ncclResult_t finalize(void)
 {
     int saved = errno;
     pthread_mutex_lock(&lock);
+    witness_finalize(CALLER);
     if (users > 0 && --users == 0)
         record_close(&rec);
     pthread_mutex_unlock(&lock);
@@ -348,15 +334,29 @@ static ncclResult_t finalize(void)
     return ncclSuccess;
 }
 
+/* The answer, as before the witness; then the witness writes it down. The
+ * process's own value is read even when the record is enforced, for the
+ * witness's own=. */
 static const char *get_env(const char *name)
 {
     if (!name)
         return NULL;
     int saved = errno;
     const char *mine = record_find(&rec, name);
-    const char *theirs = mine && rec.enforce ? NULL : getenv(name);
+    const char *theirs = getenv(name);
+    const char *answer;
+    enum witness_from from;
+    if (mine && rec.enforce)
+        answer = mine, from = theirs ? WITNESS_ENFORCED : WITNESS_RECORD;
+    else if (theirs)
+        answer = theirs, from = WITNESS_OWN;
+    else if (mine)
+        answer = mine, from = WITNESS_RECORD;
+    else
+        answer = NULL, from = WITNESS_NONE;
+    witness_ask(CALLER, name, from, theirs, mine);
     errno = saved;
-    return theirs ? theirs : mine;
+    return answer;
 }
 
 EXPORT const ncclEnv_v1_t ncclEnvPlugin_v1 = {

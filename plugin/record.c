@@ -331,9 +331,7 @@ static bool decimal(const char *s, unsigned long long *v)
     return true;
 }
 
-/* Field 22 of a /proc/PID/stat line (the start time), and its state (field
- * 3): after the last ')', since the command name may hold ')' and spaces. */
-static bool stat_start(const char *line, char *state, unsigned long long *start)
+bool record_stat_start(const char *line, char *state, unsigned long long *start)
 {
     const char *p = strrchr(line, ')');
     if (!p || p[1] != ' ' || !p[2])
@@ -381,7 +379,7 @@ int record_writer_runs(struct record *r, const char *proc)
     bool gone = e == ENOENT || e == ESRCH;
     if (e == 0) {
         line[n] = '\0';
-        if (!stat_start(line, &state, &now)) {
+        if (!record_stat_start(line, &state, &now)) {
             say_why(r, "cannot check its writer, pid %llu: %s: not a stat line", pid, path);
             return -EINVAL;
         }

@@ -45,6 +45,11 @@ int record_load(struct record *r, const char *path);
  * told), with r->why. proc is "/proc" but in the unit tests. */
 int record_writer_runs(struct record *r, const char *proc);
 
+/* Field 22 of a /proc/PID/stat line (the start time), and its state (field
+ * 3): after the last ')', since the command name may hold ')' and spaces.
+ * The witness takes its own process's start time with it too. */
+bool record_stat_start(const char *line, char *state, unsigned long long *start);
+
 /* Parses text[0..len) in place (values NUL-terminated where the '=' and the
  * newlines were) into r's tables: 0, or -EINVAL with r->why. r->v is the
  * module's static index: one parsed record at a time. */

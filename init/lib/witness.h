@@ -21,7 +21,10 @@
 /* No line is longer than this, its newline included. */
 #define WITNESS_LINE_MAX 8192
 /* A value is written up to this many bytes; a longer one is cut there, and
- * its line says cut=1. */
-#define WITNESS_VALUE_KEEP 1024
+ * its line says cut=1. A name longer than WITNESS_NAME_MAX is answered but
+ * not witnessed: no NCCL parameter comes near it. Both bounds keep a line,
+ * every byte escaped (4 each), under WITNESS_LINE_MAX. */
+#define WITNESS_VALUE_KEEP 512
+#define WITNESS_NAME_MAX 128
 
 #endif
