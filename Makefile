@@ -188,6 +188,13 @@ $(BUILD)/test/plugin-harness: tests/helpers/plugin-harness.c plugin/nccl_env.h |
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -pthread -o $@ $< -ldl
 
+# A command under a seccomp filter that fails one system call (memfd_create:
+# the plugin without its witness; acct: the same filter's cost alone), for
+# tests/plugin.bats and make bench.
+$(BUILD)/test/deny-syscall: tests/helpers/deny-syscall.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -o $@ $<
+
 $(BUILD)/test/racer: tests/helpers/racer.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -o $@ $<
@@ -206,13 +213,14 @@ test-gpu: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so probe
 	@NCCL_INIT_BIN=$(CURDIR)/$(BUILD)/nccl-init scripts/sandbox.sh bats tests/gpu
 
 test: probe $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/san/nccl-init $(UNIT_TESTS) $(BUILD)/test/exec-with-env \
-		$(BUILD)/test/orphans $(BUILD)/test/plugin-harness $(BUILD)/test/racer $(K8S_NPM_STAMP)
+		$(BUILD)/test/orphans $(BUILD)/test/plugin-harness $(BUILD)/test/racer \
+		$(BUILD)/test/deny-syscall $(K8S_NPM_STAMP)
 	@scripts/run-tests.sh $(UNIT_TESTS)
 
 demo: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
 	@scripts/demo.sh
 
-bench: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so
+bench: $(BUILD)/nccl-init $(BUILD)/libnccl-env.so $(BUILD)/test/deny-syscall
 	@scripts/bench-startup.sh
 	@echo
 	@scripts/bench-python-hook.sh

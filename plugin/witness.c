@@ -38,6 +38,7 @@
 #define ENTRIES_MAX 2048
 #define ANSWERS_MAX 4096
 #define INDEX_SIZE 8192 /* a power of two, over twice ENTRIES_MAX */
+#define ALIASES_MAX 4096
 #define ARENA_SIZE (256 * 1024)
 
 enum state { CLOSED, OPEN, DONE };
@@ -61,6 +62,16 @@ struct entry {
     struct answer *last; /* atomic */
 };
 
+/* A name's pointer as NCCL passes it (a string literal of the copy's: the
+ * same pointer at every ask), for a lookup that hashes no string. A
+ * pointer may be a caller's buffer that later holds another name, so a
+ * hit still compares the name. Only a cache: when the aliases are spent,
+ * asks go by the name's hash. */
+struct alias {
+    const char *ptr;
+    struct entry *e;
+};
+
 static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
 static enum state state;    /* atomic */
 static int wfd = -1;
@@ -69,7 +80,10 @@ static size_t wsize;        /* bytes written */
 static unsigned epoch;      /* atomic; one more at each record the plugin loads */
 static struct copy copies[COPIES_MAX];
 static unsigned ncopies;    /* atomic */
-static struct entry *index_[INDEX_SIZE]; /* atomic pointers */
+static struct entry *index_[INDEX_SIZE]; /* atomic pointers, by the name's hash */
+static struct alias *by_ptr[INDEX_SIZE];  /* atomic pointers, by the name's pointer */
+static struct alias aliases[ALIASES_MAX];
+static size_t naliases;
 static struct entry entries[ENTRIES_MAX];
 static size_t nentries;
 static struct answer answers[ANSWERS_MAX];
@@ -417,6 +431,40 @@ static struct entry *find(const char *name, size_t len, unsigned copy, size_t *a
     return NULL;
 }
 
+static size_t ptr_slot(const char *name, unsigned copy)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)name ^ copy) * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 40) & (INDEX_SIZE - 1);
+}
+
+/* The entry of (name, copy) by name's pointer, or NULL. Lock-free. */
+static struct entry *find_ptr(const char *name, unsigned copy)
+{
+    size_t i = ptr_slot(name, copy);
+    for (size_t probes = 0; probes < INDEX_SIZE; probes++, i = (i + 1) & (INDEX_SIZE - 1)) {
+        struct alias *a = __atomic_load_n(&by_ptr[i], __ATOMIC_ACQUIRE);
+        if (!a)
+            return NULL;
+        if (a->ptr == name && a->e->copy == copy && strcmp(a->e->name, name) == 0)
+            return a->e;
+    }
+    return NULL;
+}
+
+/* Remembers name's pointer for e, if it is not yet and there is room.
+ * Under wlock. */
+static void add_alias(const char *name, struct entry *e)
+{
+    if (find_ptr(name, e->copy) == e || naliases == ALIASES_MAX)
+        return;
+    size_t i = ptr_slot(name, e->copy);
+    while (__atomic_load_n(&by_ptr[i], __ATOMIC_RELAXED))
+        i = (i + 1) & (INDEX_SIZE - 1);
+    struct alias *a = &aliases[naliases++];
+    *a = (struct alias){ name, e };
+    __atomic_store_n(&by_ptr[i], a, __ATOMIC_RELEASE);
+}
+
 static bool same(const struct answer *a, unsigned ep, enum witness_from from, const char *own,
                  const char *rec)
 {
@@ -491,9 +539,12 @@ static void ask_slow(unsigned copy, const char *name, size_t len, enum witness_f
     unsigned ep = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
     size_t at;
     struct entry *e;
-    if (!writable() || (e = find(name, len, copy, &at), at == INDEX_SIZE) ||
-        (e && same(__atomic_load_n(&e->last, __ATOMIC_ACQUIRE), ep, from, own, rec)))
+    if (!writable() || (e = find(name, len, copy, &at), at == INDEX_SIZE))
         goto out;
+    if (e && same(__atomic_load_n(&e->last, __ATOMIC_ACQUIRE), ep, from, own, rec)) {
+        add_alias(name, e);
+        goto out;
+    }
     size_t own_len = own ? strlen(own) : 0;
     size_t kept = own_len < WITNESS_VALUE_KEEP ? own_len : WITNESS_VALUE_KEEP;
     const char *own_copy = own ? keep(own, kept) : NULL;
@@ -515,6 +566,7 @@ static void ask_slow(unsigned copy, const char *name, size_t len, enum witness_f
     } else {
         __atomic_store_n(&e->last, a, __ATOMIC_RELEASE);
     }
+    add_alias(name, e);
 out:
     pthread_mutex_unlock(&wlock);
 }
@@ -524,14 +576,20 @@ void witness_ask(const void *caller, const char *name, enum witness_from from, c
 {
     if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != OPEN)
         return;
-    size_t len = strnlen(name, WITNESS_NAME_MAX + 1);
-    if (len > WITNESS_NAME_MAX)
-        return;
     unsigned copy = copy_of((uintptr_t)caller);
     unsigned ep = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
-    size_t at;
-    struct entry *e = find(name, len, copy, &at);
+    struct entry *e = find_ptr(name, copy);
+    size_t len = 0;
+    if (!e) {
+        len = strnlen(name, WITNESS_NAME_MAX + 1);
+        if (len > WITNESS_NAME_MAX)
+            return;
+        size_t at;
+        e = find(name, len, copy, &at);
+    }
     if (e && same(__atomic_load_n(&e->last, __ATOMIC_ACQUIRE), ep, from, own, rec))
         return;
+    if (!len)
+        len = strnlen(name, WITNESS_NAME_MAX + 1);
     ask_slow(copy, name, len, from, own, rec);
 }

@@ -10,10 +10,21 @@
 #               without nccl-init
 #      plugin   NCCL_ENV_PLUGIN=build/libnccl-env.so, serving a record of
 #               the pcie-8gpu profile
-#    each run through /usr/bin/env, which sets the variable.
+#    each run through /usr/bin/env, which sets the variable; and the
+#    plugin's witness (a memfd per process) against the same without it:
+#      witness    the plugin under build/test/deny-syscall acct (a seccomp
+#                 filter that fails a call no server makes: the filter's
+#                 cost alone), the witness made
+#      no-witness the plugin under deny-syscall memfd_create: the same
+#                 filter, and the plugin cannot make its witness (it answers
+#                 as before)
+#    "witness/no-witness" is the witness's cost, as a ratio.
 # 2. One getEnv call (scripts/bench/plugin-getenv.c): the plugin's getEnv of
 #    a key of the record and of a key in neither, against the C library's
-#    getenv of the same, N calls each, in this process's environment.
+#    getenv of the same, N calls each, in this process's environment; the
+#    record's key is witnessed after its first call, so getEnv(in-record)
+#    is a witnessed name's cost. Then the first ask of a name (it writes a
+#    line into the witness): 7 x 200 new names, the median of the means.
 #
 # The record is /run/nccl-init/profile.env, a fixed path: as root the
 # benchmark runs itself again inside scripts/sandbox.sh (copy-on-write
@@ -39,6 +50,7 @@ SO=$PWD/build/libnccl-env.so
 NI=$PWD/build/nccl-init
 RECORD=/run/nccl-init/profile.env
 TIMER=$B/spawn-timer
+DENY=$PWD/build/test/deny-syscall
 FIRST=$B/nccl-first-init
 GETENV=$B/plugin-getenv
 
@@ -46,7 +58,7 @@ if ! [[ $ROUNDS =~ ^[1-9][0-9]*$ && $WARMUP =~ ^[0-9]+$ && $CALLS =~ ^[1-9][0-9]
     echo "bench-plugin: BENCH_ROUNDS=$ROUNDS BENCH_WARMUP=$WARMUP BENCH_CALLS=$CALLS: expected whole numbers" >&2
     exit 2
 fi
-for f in "$SO" "$NI"; do
+for f in "$SO" "$NI" "$DENY"; do
     [[ -f $f ]] || { echo "bench-plugin: ${f#"$PWD"/} missing; run 'make' first" >&2; exit 2; }
 done
 if [[ ! -r $LIB ]]; then
@@ -116,18 +128,22 @@ echo "== NCCL's first init (dlopen + ncclGetUniqueId), $ROUNDS interleaved round
 results=$("$TIMER" "$ROUNDS" "$WARMUP" \
     :: none /usr/bin/env NCCL_ENV_PLUGIN=none "$FIRST" "$LIB" \
     :: default /usr/bin/env "$FIRST" "$LIB" \
-    :: plugin /usr/bin/env "NCCL_ENV_PLUGIN=$SO" "$FIRST" "$LIB")
+    :: plugin /usr/bin/env "NCCL_ENV_PLUGIN=$SO" "$FIRST" "$LIB" \
+    :: witness "$DENY" acct /usr/bin/env "NCCL_ENV_PLUGIN=$SO" "$FIRST" "$LIB" \
+    :: no-witness "$DENY" memfd_create /usr/bin/env "NCCL_ENV_PLUGIN=$SO" "$FIRST" "$LIB")
 awk '
     { label[NR] = $1; mn[$1] = $3 / 1000; med[$1] = $4 / 1000; p90[$1] = $5 / 1000 }
     END {
         base = med["none"]
-        printf "%-9s %10s %11s %10s %12s %8s\n", "row", "min µs", "median µs", "p90 µs", "cost µs", "ratio"
+        printf "%-10s %10s %11s %10s %12s %8s\n", "row", "min µs", "median µs", "p90 µs", "cost µs", "ratio"
         for (i = 1; i <= NR; i++) {
             l = label[i]
-            printf "%-9s %9.1f %10.1f %9.1f %11s %7.3fx\n", l, mn[l], med[l], p90[l], \
+            printf "%-10s %9.1f %10.1f %9.1f %11s %7.3fx\n", l, mn[l], med[l], p90[l], \
                 (l == "none" ? "(anchor)" : sprintf("%+.1f", med[l] - base)), med[l] / base
         }
         printf "(cost = median - median(none); ratio = median / median(none))\n"
+        printf "witness/no-witness: %.3fx (%+.1f µs): what the witness costs at the first init\n", \
+            med["witness"] / med["no-witness"], med["witness"] - med["no-witness"]
     }' <<<"$results"
 echo
 
@@ -146,8 +162,11 @@ awk '
             l = label[i]
             split(l, p, "(")
             anchor = "getenv(" p[2]
+            if (l == "first-ask")
+                continue
             printf "%-19s %10.2f %8s  %s\n", l, ns[l], \
                 (l ~ /^getenv/ ? "(anchor)" : sprintf("%.2fx", ns[l] / ns[anchor])), res[l]
         }
-        printf "(ratio = ns / ns of getenv of the same name)\n"
+        printf "(ratio = ns / ns of getenv of the same name; getEnv(in-record) is a witnessed name)\n"
+        printf "first ask of a name (one witness line): %.2f µs\n", ns["first-ask"] / 1000
     }' <<<"$out"

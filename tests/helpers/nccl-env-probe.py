@@ -18,6 +18,15 @@ usage: nccl-env-probe.py [MODE [ARGS]] LIBNCCL
   v2 PLUGIN NAME   no NCCL: PLUGIN's ncclEnvPlugin_v2 as NCCL 2.30 calls it,
                    init with a logger that prints "log LEVEL FLAGS FILE: MESSAGE",
                    then "getEnv: VALUE" of NAME, then finalize (LIBNCCL unused)
+  witness          ncclGetUniqueId, then this process's witness (the env
+                   plugin's memfd, found in /proc/self/fd), each line as
+                   "witness: LINE"
+  copies COPY      ncclGetUniqueId through LIBNCCL and through COPY, a
+                   second copy of the library at another path (one process,
+                   two NCCLs, one plugin), then as hold
+  fork             ncclGetUniqueId, then os.fork: the child calls
+                   ncclGetUniqueId again and prints "child PID"; both then
+                   hold ("held PID" from the parent)
   threads PLUGIN NAME
                    ncclGetUniqueId, then PLUGIN's getEnv(NAME) from 8
                    threads at once (ctypes lets go of the GIL in the call),
@@ -156,8 +165,25 @@ def threads(plugin, name):
     return True
 
 
+def witness_lines():
+    for fd in sorted(os.listdir("/proc/self/fd"), key=int):
+        try:
+            if os.readlink("/proc/self/fd/" + fd) == "/memfd:nccl-init-witness (deleted)":
+                with open("/proc/self/fd/" + fd) as f:
+                    return f.read().splitlines()
+        except OSError:
+            pass
+    return None
+
+
+def hold():
+    print("held %d" % os.getpid(), flush=True)
+    time.sleep(60)
+
+
 def main(argv):
-    mode = argv[1] if argv[1] in ("spawn", "hold", "threads", "comm", "v2") else ""
+    modes = ("spawn", "hold", "threads", "comm", "v2", "witness", "copies", "fork")
+    mode = argv[1] if argv[1] in modes else ""
     args = argv[2:-1] if mode else []
     lib = argv[-1]
     if mode == "spawn":
@@ -174,9 +200,22 @@ def main(argv):
         return 0 if comm(lib) else 1
     if not unique_id(lib):
         return 1
-    if mode == "hold":
-        print("held %d" % os.getpid(), flush=True)
-        time.sleep(60)
+    if mode == "copies" and not unique_id(args[0]):
+        return 1
+    if mode == "witness":
+        lines = witness_lines()
+        for line in lines if lines is not None else ["none"]:
+            print("witness: " + line, flush=True)
+    if mode == "fork":
+        sys.stdout.flush()
+        if os.fork() == 0:
+            ok = unique_id(lib)
+            print("child %d" % os.getpid(), flush=True)
+            if ok:
+                time.sleep(60)
+            os._exit(0 if ok else 1)
+    if mode in ("hold", "copies", "fork"):
+        hold()
     if mode == "threads":
         return 0 if threads(args[0], args[1]) else 1
     return 0

@@ -27,7 +27,29 @@
  *       threads calling getEnv in a loop, then exit(0) from main while they
  *       run, and more of the exit after NCCL's handler (rest_of_exit).
  *       Prints "crashes: K of RUNS" (children killed by a signal, the
- *       signals after it) and exits 0. */
+ *       signals after it) and exits 0.
+ *
+ *   plugin-harness comm-init PLUGIN
+ *       Not NCCL: PLUGIN's ncclEnvPlugin_v2 called as NCCL 2.30's
+ *       communicator init calls it, on a machine without a GPU to run the
+ *       real one. init(2, 30, 7) with a logger (as "log LEVEL FLAGS:
+ *       MESSAGE"), then 4 threads (a grouped init's) each ask the six
+ *       tuning keys (NCCL_PARAM: once per process; NCCL_PROTO and
+ *       NCCL_ALGO at each communicator, src/graph/tuning.cc) for 3
+ *       communicators; prints "held PID", then sleeps until killed.
+ *
+ *   plugin-harness threads PLUGIN THREADS
+ *       v1 init, then THREADS threads that ask NCCL_SOCKET_IFNAME and
+ *       NCCL_PROTO without end, and 300 names new to the witness each, one
+ *       every 20 ms (NCCL_HARNESS_T<thread>_<n>): for 6 s, lines are being
+ *       written while verify reads. Prints "held PID" at once; runs until killed.
+ *
+ *   plugin-harness fork PLUGIN
+ *       v1 init and getEnv(NCCL_SOCKET_IFNAME); then a fork(3) child asks
+ *       NCCL_CHILD_ASK, the parent NCCL_PARENT_ASK after the child ended,
+ *       and a child made by a raw clone(2) (no atfork handlers) asks
+ *       NCCL_CLONE_ASK. Each prints its own witness, every line as
+ *       "parent: LINE", "child: LINE", "clone: LINE", and "PROC pid PID". */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,6 +61,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,6 +244,133 @@ static int exit_race(const char *path, int runs, int threads)
     return other ? 1 : 0;
 }
 
+static void *tuning_thread(void *arg)
+{
+    const ncclEnv_v2_t *v2 = arg;
+    /* the six keys of the pcie-8gpu profile */
+    static const char *const once[] = { "NCCL_P2P_LEVEL", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE",
+                                        "NCCL_NTHREADS" };
+    for (int comm = 0; comm < 3; comm++) {
+        for (size_t i = 0; comm == 0 && i < sizeof once / sizeof once[0]; i++)
+            (void)v2->getEnv(once[i]);
+        (void)v2->getEnv("NCCL_PROTO");
+        (void)v2->getEnv("NCCL_ALGO");
+    }
+    return NULL;
+}
+
+static void held(void)
+{
+    printf("held %d\n", (int)getpid());
+    fflush(stdout);
+    for (;;)
+        pause();
+}
+
+static int comm_init(const char *path)
+{
+    const ncclEnv_v2_t *v2 = sym_or_die(open_or_die(path), "ncclEnvPlugin_v2");
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    v2->init(2, 30, 7, "", logger);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        if (pthread_create(&t[i], NULL, tuning_thread, (void *)v2) != 0)
+            return 2;
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    held();
+    return 0;
+}
+
+static void *storm(void *arg)
+{
+    unsigned id = (unsigned)(uintptr_t)arg;
+    char name[64];
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (unsigned n = 0;;) {
+        (void)plugin->getEnv("NCCL_SOCKET_IFNAME");
+        (void)plugin->getEnv("NCCL_PROTO");
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (n < 300 && (now.tv_sec > next.tv_sec ||
+                         (now.tv_sec == next.tv_sec && now.tv_nsec >= next.tv_nsec))) {
+            snprintf(name, sizeof name, "NCCL_HARNESS_T%u_%u", id, n++);
+            (void)plugin->getEnv(name);
+            next.tv_nsec += 20000000;
+            if (next.tv_nsec >= 1000000000)
+                next.tv_sec++, next.tv_nsec -= 1000000000;
+        }
+    }
+    return NULL;
+}
+
+static int threads_mode(const char *path, int threads)
+{
+    plugin = sym_or_die(open_or_die(path), "ncclEnvPlugin_v1");
+    plugin->init(2, 28, 9, "");
+    for (int i = 0; i < threads; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, storm, (void *)(uintptr_t)i) != 0)
+            return 2;
+    }
+    held();
+    return 0;
+}
+
+/* This process's witness, each line after "WHO: ". */
+static void print_witness(const char *who)
+{
+    char link[256], path[300];
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    printf("%s pid %d\n", who, (int)getpid());
+    while (d && (e = readdir(d))) {
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n < 0)
+            continue;
+        link[n] = '\0';
+        if (strcmp(link, "/memfd:nccl-init-witness (deleted)") != 0)
+            continue;
+        FILE *f = fopen(path, "r");
+        char line[8192];
+        while (f && fgets(line, sizeof line, f))
+            printf("%s: %s", who, line);
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    fflush(stdout);
+}
+
+static int fork_mode(const char *path)
+{
+    plugin = sym_or_die(open_or_die(path), "ncclEnvPlugin_v1");
+    plugin->init(2, 28, 9, "");
+    (void)plugin->getEnv("NCCL_SOCKET_IFNAME");
+    fflush(stdout);
+    pid_t p = fork();
+    if (p == 0) {
+        (void)plugin->getEnv("NCCL_CHILD_ASK");
+        print_witness("child");
+        _exit(0);
+    }
+    waitpid(p, NULL, 0);
+    (void)plugin->getEnv("NCCL_PARENT_ASK");
+    print_witness("parent");
+    /* clone(2) itself: the C library's fork handlers do not run */
+    long c = syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+    if (c == 0) {
+        (void)plugin->getEnv("NCCL_CLONE_ASK");
+        print_witness("clone");
+        _exit(0);
+    }
+    waitpid((pid_t)c, NULL, 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "uid") == 0)
@@ -226,7 +379,14 @@ int main(int argc, char **argv)
         return errno_mode(argv[2]);
     if (argc == 5 && strcmp(argv[1], "exit-race") == 0)
         return exit_race(argv[2], atoi(argv[3]), atoi(argv[4]));
+    if (argc == 3 && strcmp(argv[1], "comm-init") == 0)
+        return comm_init(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "threads") == 0)
+        return threads_mode(argv[2], atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "fork") == 0)
+        return fork_mode(argv[2]);
     fprintf(stderr, "usage: plugin-harness uid LIBNCCL [closed-stdout] | errno PLUGIN | "
-                    "exit-race PLUGIN RUNS THREADS\n");
+                    "exit-race PLUGIN RUNS THREADS | comm-init PLUGIN | threads PLUGIN THREADS | "
+                    "fork PLUGIN\n");
     return 2;
 }
