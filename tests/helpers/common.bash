@@ -94,3 +94,14 @@ stop_writers() {
     for p in "${KEPT_WRITERS[@]}"; do wait "$p" 2>/dev/null || true; done
     KEPT_WRITERS=()
 }
+
+# witness_of PID: the env plugin's witness in process PID (the memfd its
+# /proc/PID/fd link names, doc/env-plugin.md "The witness"), every one the
+# process holds; nothing when it has none.
+witness_of() {
+    local f
+    for f in /proc/"$1"/fd/*; do
+        [ "$(readlink "$f" 2>/dev/null)" = "/memfd:nccl-init-witness (deleted)" ] && cat "$f"
+    done
+    return 0
+}

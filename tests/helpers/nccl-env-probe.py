@@ -198,14 +198,16 @@ def main(argv):
         return 0 if v2(args[0], args[1]) else 1
     if mode == "comm":
         return 0 if comm(lib) else 1
-    if not unique_id(lib):
-        return 1
-    if mode == "copies" and not unique_id(args[0]):
-        return 1
+    ok = unique_id(lib)
     if mode == "witness":
+        # also after a failed init: what NCCL read made it fail
         lines = witness_lines()
         for line in lines if lines is not None else ["none"]:
             print("witness: " + line, flush=True)
+    if not ok:
+        return 1
+    if mode == "copies" and not unique_id(args[0]):
+        return 1
     if mode == "fork":
         sys.stdout.flush()
         if os.fork() == 0:
