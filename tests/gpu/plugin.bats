@@ -37,11 +37,13 @@ setup() {
 }
 
 teardown() {
+    stop_writers
     rm -rf "${TMP:-/nonexistent}" /run/nccl-init
 }
 
 @test "plugin on one GPU: a communicator in an env -i process takes the record's six tuning keys" {
-    "$NI" -q --profile-dir "$TMP" --sinks record -p six -- /bin/true
+    # the writer runs while NCCL reads: the readers take a record only then
+    keep_writer --profile-dir "$TMP" --sinks record -p six
     [ -f "$RECORD" ]
     run timeout 120 env -i NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL "NCCL_ENV_PLUGIN=$SO" \
         /usr/bin/python3 -I "$ENVPROBE" comm "$LIB"
@@ -54,5 +56,19 @@ teardown() {
     for kv in NCCL_PROTO=LL NCCL_ALGO=Ring NCCL_P2P_LEVEL=SYS NCCL_MAX_NCHANNELS=16 \
         NCCL_BUFFSIZE=16777216 NCCL_NTHREADS=512; do
         assert_output --partial "NCCL INFO ${kv%%=*} set by environment to ${kv#*=}"
+    done
+}
+
+@test "plugin on one GPU: the witness says NCCL read each of the six tuning keys from the record, as the profile has them" {
+    keep_writer --profile-dir "$TMP" --sinks record -p six
+    run timeout 120 env -i "NCCL_ENV_PLUGIN=$SO" /usr/bin/python3 -I "$ENVPROBE" comm "$LIB"
+    echo "$output"
+    assert_success
+    assert_line 'comm: ok'
+    assert_line --regexp '^witness: nccl copy=1 version=2\.[0-9]+\.[0-9]+ suffix=[^ ]* interface=v[12] lib=/'
+    local kv
+    for kv in NCCL_PROTO=LL NCCL_ALGO=Ring NCCL_P2P_LEVEL=SYS NCCL_MAX_NCHANNELS=16 \
+        NCCL_BUFFSIZE=16777216 NCCL_NTHREADS=512; do
+        assert_line "witness: ask copy=1 name=${kv%%=*} from=record value=${kv#*=}"
     done
 }

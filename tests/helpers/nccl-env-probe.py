@@ -14,7 +14,8 @@ usage: nccl-env-probe.py [MODE [ARGS]] LIBNCCL
   comm             a one-rank communicator on device 0 (cudaSetDevice through
                    libcudart, ncclGetUniqueId, ncclCommInitRank with nranks 1,
                    ncclCommDestroy): what only a communicator reads; needs a
-                   GPU. "comm: ok", exit 0, or "comm: ... failed RC", exit 1
+                   GPU. "comm: ok", exit 0, or "comm: ... failed RC", exit 1;
+                   then the witness, as in witness mode
   v2 PLUGIN NAME   no NCCL: PLUGIN's ncclEnvPlugin_v2 as NCCL 2.30 calls it,
                    init with a logger that prints "log LEVEL FLAGS FILE: MESSAGE",
                    then "getEnv: VALUE" of NAME, then finalize (LIBNCCL unused)
@@ -197,7 +198,10 @@ def main(argv):
     if mode == "v2":
         return 0 if v2(args[0], args[1]) else 1
     if mode == "comm":
-        return 0 if comm(lib) else 1
+        ok = comm(lib)
+        for line in witness_lines() or ["none"]:
+            print("witness: " + line, flush=True)
+        return 0 if ok else 1
     ok = unique_id(lib)
     if mode == "witness":
         # also after a failed init: what NCCL read made it fail
