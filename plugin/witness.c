@@ -39,6 +39,7 @@
 #define ANSWERS_MAX 4096
 #define INDEX_SIZE 8192 /* a power of two, over twice ENTRIES_MAX */
 #define ALIASES_MAX 4096
+#define LIB_MAX 1536 /* a library's path longer than this is written "?" */
 #define ARENA_SIZE (256 * 1024)
 
 enum state { CLOSED, OPEN, DONE };
@@ -265,7 +266,7 @@ void witness_record(const struct record *r, int status, int warn)
     pthread_mutex_lock(&wlock);
     __atomic_add_fetch(&epoch, 1, __ATOMIC_RELEASE);
     if (writable()) {
-        char line[1024];
+        char line[WITNESS_LINE_MAX];
         struct text t = { line, sizeof line, 0 };
         if (status == 0) {
             text_adds(&t, "record path=" RECORD_ENV);
@@ -380,7 +381,8 @@ void witness_nccl(const void *caller, int interface, uint8_t major, uint8_t mino
         text_addf(&t, "nccl copy=%u version=%u.%u.%u suffix=", n, major, minor, patch);
         text_escaped(&t, suffix ? suffix : "", 64, true);
         text_addf(&t, " interface=v%d lib=", interface);
-        text_escaped(&t, path, sizeof path, true);
+        /* at most 4 x LIB_MAX escaped: the line stays under WITNESS_LINE_MAX */
+        text_escaped(&t, strlen(path) <= LIB_MAX ? path : "?", LIB_MAX, true);
         text_adds(&t, "\n");
         emit(&t);
     }
