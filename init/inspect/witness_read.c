@@ -211,7 +211,7 @@ static void parse_finalize(struct witness *w, struct line *l)
 {
     static const char *const keys[] = { "copy" };
     const char *v[1];
-    unsigned copy;
+    unsigned copy = 0;
     fields(l, keys, 1, 1, v);
     if (!l->bad && !copy_field(w, v[0], false, &copy))
         l->bad = "a copy no nccl line named";
