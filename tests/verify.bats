@@ -216,7 +216,7 @@ d = json.loads(sys.argv[1])
 p = [p for p in d["processes"] if p["pid"] == int(sys.argv[2])][0]
 assert p["nccl"] is True, p
 # python -S: no site hook; nothing inherited; only nccl.conf reaches it
-assert p["variables"]["NCCL_PROTO"] == {"via": "nccl.conf", "value": "LL"}, p
+assert p["variables"]["NCCL_PROTO"] == {"via": "nccl.conf", "value": "LL", "nccl": {"asked": False}}, p
 print("ok")' "$output" "$nccl"
     assert_output ok
 }
@@ -315,7 +315,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert d["checked"] == 1 and d["ok"] is True, d
 p = d["processes"][0]
-assert p["python"] is True and p["variables"]["NCCL_BUFFSIZE"] == {"via": "site", "value": "16777216"}, p
+assert p["python"] is True and p["variables"]["NCCL_BUFFSIZE"] == {"via": "site", "value": "16777216", "nccl": {"asked": False}}, p
 print("ok")' "$output"
     assert_output ok
 }
@@ -666,7 +666,7 @@ time.sleep(60)' "$TMP/esc" &
 import json, sys
 p = json.loads(sys.argv[1])["processes"][0]
 assert p["command"] == "py\x1b[2Jx", p
-assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "\x1b[31mRing\x1b[0m\r"}, p
+assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "\x1b[31mRing\x1b[0m\r", "nccl": {"asked": False}}, p
 print("ok")' "$output"
     assert_output ok
 }
@@ -701,7 +701,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 p = d["processes"][0]
 assert p["site_digest"] == sys.argv[2] and d["digest"] != p["site_digest"], (d["digest"], p)
-assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Ring"}, p
+assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Ring", "nccl": {"asked": False}}, p
 print("ok")' "$output" "$digest"
     assert_output ok
 }
@@ -802,7 +802,7 @@ PY
 import json, sys
 d = json.loads(sys.argv[1])
 v = d["processes"][0]["variables"]["NCCL_PROTO"]
-assert v == {"via": "CONFLICT", "value": "Simple", "file": sys.argv[2]}, v
+assert v == {"via": "CONFLICT", "value": "Simple", "file": sys.argv[2], "nccl": {"asked": False}}, v
 print("ok")' "$output" "$TMP/other.conf"
     assert_output ok
 }
@@ -943,7 +943,7 @@ assert eval(sys.argv[3]), p' "$@"
     assert_line --regexp "^$child +python3 +env +env +env +env +plugin$"
     assert_line --regexp "^1 process checked, 1 with every value "
     run --separate-stderr "$NI" verify --json
-    json_check "$output" "$child" 'p["variables"]["NCCL_PROTO"] == {"via": "plugin", "value": "LL"}'
+    json_check "$output" "$child" 'p["variables"]["NCCL_PROTO"] == {"via": "plugin", "value": "LL", "nccl": {"asked": False}}'
     digest=$(sed -n 's/^NCCL_INIT_DIGEST=//p' "$RECORD")
     json_check "$output" "$child" 'p["env_plugin"] == {"record": "'"$digest"'", "enforce": False, "setting": None} and p["site_digest"] is None'
     # without the descriptor the same process would be MISSING: the
@@ -970,7 +970,7 @@ assert eval(sys.argv[3]), p' "$@"
     assert_line --partial "1 process checked, 1 with every value"
     run --separate-stderr "$NI" verify --json --pid "$enforced"
     assert_success
-    json_check "$output" "$enforced" 'p["variables"] == {"NCCL_ALGO": {"via": "plugin", "value": "Ring"}, "NCCL_PROTO": {"via": "plugin", "value": "LL"}} and p["env_plugin"] == {"record": "'"$D1"'", "enforce": True, "setting": None} and p["ok"]'
+    json_check "$output" "$enforced" 'p["variables"] == {"NCCL_ALGO": {"via": "plugin", "value": "Ring", "nccl": {"asked": False}}, "NCCL_PROTO": {"via": "plugin", "value": "LL", "nccl": {"asked": False}}} and p["env_plugin"] == {"record": "'"$D1"'", "enforce": True, "setting": None} and p["ok"]'
     # the same record without the enforce line: the plugin gives NCCL the
     # environment's value first
     write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
@@ -983,7 +983,7 @@ assert eval(sys.argv[3]), p' "$@"
     assert_line "pid $plain: NCCL_ALGO=Tree, the profile says Ring"
     run --separate-stderr "$NI" verify --json --pid "$plain"
     assert_failure 1
-    json_check "$output" "$plain" 'p["env_plugin"]["enforce"] is False and p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Tree"}'
+    json_check "$output" "$plain" 'p["env_plugin"]["enforce"] is False and p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Tree", "nccl": {"asked": False}}'
 }
 
 @test "env plugin: the keys NCCL reads before the plugin loads (NCCL_DEBUG) are never plugin" {
@@ -1018,7 +1018,7 @@ assert eval(sys.argv[3]), p' "$@"
     assert_line --regexp "^$HELD +python3 +plugin +CONFLICT +2\.28\.9"
     assert_line "pid $HELD: NCCL_PROTO=Simple (from /etc/nccl.conf, which NCCL applies before its env plugin answers), the profile says LL"
     run --separate-stderr "$NI" verify --json --pid "$HELD"
-    json_check "$output" "$HELD" 'p["variables"]["NCCL_PROTO"] == {"via": "CONFLICT", "value": "Simple"} and p["variables"]["NCCL_ALGO"]["via"] == "plugin"'
+    json_check "$output" "$HELD" 'p["variables"]["NCCL_PROTO"] == {"via": "CONFLICT", "value": "Simple", "nccl": {"asked": False}} and p["variables"]["NCCL_ALGO"]["via"] == "plugin"'
     # enforced: the record's value whatever nccl.conf set
     write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_ENFORCE=1 NCCL_INIT_PROFILE=hand
     hold -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
