@@ -216,7 +216,7 @@ d = json.loads(sys.argv[1])
 p = [p for p in d["processes"] if p["pid"] == int(sys.argv[2])][0]
 assert p["nccl"] is True, p
 # python -S: no site hook; nothing inherited; only nccl.conf reaches it
-assert p["variables"]["NCCL_PROTO"] == {"via": "nccl.conf", "value": "LL"}, p
+assert p["variables"]["NCCL_PROTO"] == {"via": "nccl.conf", "value": "LL", "nccl": {"asked": False}}, p
 print("ok")' "$output" "$nccl"
     assert_output ok
 }
@@ -315,7 +315,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert d["checked"] == 1 and d["ok"] is True, d
 p = d["processes"][0]
-assert p["python"] is True and p["variables"]["NCCL_BUFFSIZE"] == {"via": "site", "value": "16777216"}, p
+assert p["python"] is True and p["variables"]["NCCL_BUFFSIZE"] == {"via": "site", "value": "16777216", "nccl": {"asked": False}}, p
 print("ok")' "$output"
     assert_output ok
 }
@@ -666,7 +666,7 @@ time.sleep(60)' "$TMP/esc" &
 import json, sys
 p = json.loads(sys.argv[1])["processes"][0]
 assert p["command"] == "py\x1b[2Jx", p
-assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "\x1b[31mRing\x1b[0m\r"}, p
+assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "\x1b[31mRing\x1b[0m\r", "nccl": {"asked": False}}, p
 print("ok")' "$output"
     assert_output ok
 }
@@ -701,7 +701,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 p = d["processes"][0]
 assert p["site_digest"] == sys.argv[2] and d["digest"] != p["site_digest"], (d["digest"], p)
-assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Ring"}, p
+assert p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Ring", "nccl": {"asked": False}}, p
 print("ok")' "$output" "$digest"
     assert_output ok
 }
@@ -802,7 +802,7 @@ PY
 import json, sys
 d = json.loads(sys.argv[1])
 v = d["processes"][0]["variables"]["NCCL_PROTO"]
-assert v == {"via": "CONFLICT", "value": "Simple", "file": sys.argv[2]}, v
+assert v == {"via": "CONFLICT", "value": "Simple", "file": sys.argv[2], "nccl": {"asked": False}}, v
 print("ok")' "$output" "$TMP/other.conf"
     assert_output ok
 }
@@ -850,8 +850,10 @@ fake_libnccl() {
 }
 
 # $TMP/hold.py READY STEP...: takes the steps in order: lib=PATH loads a
-# library, plugin=FILE loads the env plugin (build/libnccl-env.so) and opens
-# FILE O_PATH|O_CLOEXEC as it does (its descriptor), pathfd=FILE only opens
+# library, plugin=FILE loads the env plugin (build/libnccl-env.so), opens
+# FILE O_PATH|O_CLOEXEC as it does (its descriptor) and makes a witness of
+# its own with no ask in it (as the plugin will, at NCCL's first init: the
+# keys are judged as before NCCL asks for them), pathfd=FILE only opens
 # FILE so, site=FILE opens it read-only (the hook's), mark=FILE creates
 # FILE, wait=FILE waits until FILE exists. Then it writes its pid to READY
 # and stays.
@@ -861,6 +863,13 @@ hold_script() {
     cat >>"$TMP/hold.py" <<'PY'
 import ctypes, os, sys, time
 keep = []
+# the witness the plugin makes at NCCL's first init: its own, no ask yet
+def witness():
+    fd = os.memfd_create("nccl-init-witness", os.MFD_CLOEXEC)
+    start = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]
+    os.write(fd, ("nccl-init-witness 1 pid=%d start=%s\nnccl copy=1 version=2.28.9 suffix= "
+                  "interface=v1 lib=?\n" % (os.getpid(), start)).encode())
+    return fd
 for step in sys.argv[2:]:
     kind, _, arg = step.partition("=")
     if kind == "lib":
@@ -868,6 +877,7 @@ for step in sys.argv[2:]:
     elif kind == "plugin":
         keep.append(ctypes.CDLL(PLUGIN_SO))
         keep.append(os.open(arg, os.O_PATH | os.O_CLOEXEC))
+        keep.append(witness())
     elif kind == "pathfd":
         keep.append(os.open(arg, os.O_PATH | os.O_CLOEXEC))
     elif kind == "site":
@@ -914,7 +924,7 @@ json_check() {
 import json, sys
 d = json.loads(sys.argv[1])
 p = [p for p in d["processes"] if p["pid"] == int(sys.argv[2])][0]
-assert eval(sys.argv[3]), p' "$1" "$2" "$3"
+assert eval(sys.argv[3]), p' "$@"
 }
 
 @test "env plugin: a key absent from a tree process's environment, the plugin's descriptor held: plugin" {
@@ -933,7 +943,7 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
     assert_line --regexp "^$child +python3 +env +env +env +env +plugin$"
     assert_line --regexp "^1 process checked, 1 with every value "
     run --separate-stderr "$NI" verify --json
-    json_check "$output" "$child" 'p["variables"]["NCCL_PROTO"] == {"via": "plugin", "value": "LL"}'
+    json_check "$output" "$child" 'p["variables"]["NCCL_PROTO"] == {"via": "plugin", "value": "LL", "nccl": {"asked": False}}'
     digest=$(sed -n 's/^NCCL_INIT_DIGEST=//p' "$RECORD")
     json_check "$output" "$child" 'p["env_plugin"] == {"record": "'"$digest"'", "enforce": False, "setting": None} and p["site_digest"] is None'
     # without the descriptor the same process would be MISSING: the
@@ -960,7 +970,7 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
     assert_line --partial "1 process checked, 1 with every value"
     run --separate-stderr "$NI" verify --json --pid "$enforced"
     assert_success
-    json_check "$output" "$enforced" 'p["variables"] == {"NCCL_ALGO": {"via": "plugin", "value": "Ring"}, "NCCL_PROTO": {"via": "plugin", "value": "LL"}} and p["env_plugin"] == {"record": "'"$D1"'", "enforce": True, "setting": None} and p["ok"]'
+    json_check "$output" "$enforced" 'p["variables"] == {"NCCL_ALGO": {"via": "plugin", "value": "Ring", "nccl": {"asked": False}}, "NCCL_PROTO": {"via": "plugin", "value": "LL", "nccl": {"asked": False}}} and p["env_plugin"] == {"record": "'"$D1"'", "enforce": True, "setting": None} and p["ok"]'
     # the same record without the enforce line: the plugin gives NCCL the
     # environment's value first
     write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_PROFILE=hand
@@ -973,7 +983,7 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
     assert_line "pid $plain: NCCL_ALGO=Tree, the profile says Ring"
     run --separate-stderr "$NI" verify --json --pid "$plain"
     assert_failure 1
-    json_check "$output" "$plain" 'p["env_plugin"]["enforce"] is False and p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Tree"}'
+    json_check "$output" "$plain" 'p["env_plugin"]["enforce"] is False and p["variables"]["NCCL_ALGO"] == {"via": "CONFLICT", "value": "Tree", "nccl": {"asked": False}}'
 }
 
 @test "env plugin: the keys NCCL reads before the plugin loads (NCCL_DEBUG) are never plugin" {
@@ -1008,7 +1018,7 @@ assert eval(sys.argv[3]), p' "$1" "$2" "$3"
     assert_line --regexp "^$HELD +python3 +plugin +CONFLICT +2\.28\.9"
     assert_line "pid $HELD: NCCL_PROTO=Simple (from /etc/nccl.conf, which NCCL applies before its env plugin answers), the profile says LL"
     run --separate-stderr "$NI" verify --json --pid "$HELD"
-    json_check "$output" "$HELD" 'p["variables"]["NCCL_PROTO"] == {"via": "CONFLICT", "value": "Simple"} and p["variables"]["NCCL_ALGO"]["via"] == "plugin"'
+    json_check "$output" "$HELD" 'p["variables"]["NCCL_PROTO"] == {"via": "CONFLICT", "value": "Simple", "nccl": {"asked": False}} and p["variables"]["NCCL_ALGO"]["via"] == "plugin"'
     # enforced: the record's value whatever nccl.conf set
     write_record NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_INIT_DIGEST=$D1 NCCL_INIT_ENFORCE=1 NCCL_INIT_PROFILE=hand
     hold -- "lib=$TMP/lib/libnccl.so.2" "plugin=$RECORD"
@@ -1228,9 +1238,12 @@ ready, how, kind = sys.argv[1], sys.argv[2], sys.argv[3]
 if kind == "site":
     import sitecustomize
     fd = sitecustomize._nccl_record
-else:  # the env plugin, as NCCL loads it, and its O_PATH descriptor
+else:  # the env plugin, as NCCL loads it, its O_PATH descriptor and its witness
     lib = ctypes.CDLL(sys.argv[4])
     fd = os.open(sys.argv[5], os.O_PATH | os.O_CLOEXEC)
+    wfd = os.memfd_create("nccl-init-witness", os.MFD_CLOEXEC)
+    start = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]
+    os.write(wfd, ("nccl-init-witness 1 pid=%d start=%s\n" % (os.getpid(), start)).encode())
 assert fd is not None
 env = {k: v for k, v in os.environ.items() if not k.startswith("NCCL_")}
 worker = [sys.executable, "-S", "-c", "import time; time.sleep(60)"]
@@ -1545,4 +1558,205 @@ time.sleep(60)" "$TMP/n/plain.d/libnccl.so.2" "$TMP/n/plain" &
     run --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups "$NI" verify --pid "$plain"
     echo "$output"
     assert_line --regexp "^$plain +python3 .* 2\.28\.9\+cuda13\.0$"
+}
+
+# --- the witness: what NCCL itself read (issue 35) ---
+
+H='nccl-init-witness 1 pid={pid} start={start}'
+N1='nccl copy=1 version=2.28.9 suffix= interface=v1 lib=/usr/local/cuda/lib64/libnccl.so.2'
+N2='nccl copy=2 version=2.27.3 suffix= interface=v2 lib=/opt/wheel/nvidia/nccl/lib/libnccl.so.2'
+
+# $TMP/profiles/sock.env: a tuning key and the one NCCL asks at its init.
+sock_profile() {
+    mkdir -p "$TMP/profiles"
+    printf 'NCCL_ALGO=Ring\nNCCL_PROTO=LL\nNCCL_SOCKET_IFNAME=lo\n' >"$TMP/profiles/sock.env"
+}
+
+# maker [ENV...] -- ARG...: helpers/witness-maker.py under python3 -S (no
+# hook) in the environment ENV only; MADE: its pid, once its witnesses are
+# written (and, with --exec, once it runs the program it exec'd).
+maker() {
+    local envs=() _
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    rm -f "$TMP/made"
+    env -i "${envs[@]}" /usr/bin/python3 -S "$BATS_TEST_DIRNAME/helpers/witness-maker.py" "$TMP/made" "$@" &
+    PIDS+=($!)
+    for _ in $(seq 400); do [ -e "$TMP/made" ] && break; sleep 0.02; done
+    MADE=$(cat "$TMP/made")
+    if [[ " $* " == *" --exec "* ]]; then
+        for _ in $(seq 400); do grep -q 'import time' "/proc/$MADE/cmdline" && break; sleep 0.02; done
+    fi
+}
+
+# the profile's values in a maker's environment
+SOCK_ENV=(NCCL_ALGO=Ring NCCL_PROTO=LL NCCL_SOCKET_IFNAME=lo)
+
+@test "witness: NCCL read the profile's value from the record: nccl:rec, the phrase, the keys not asked yet; exit 0" {
+    sock_profile
+    # the witness maker is nccl-init's child, without NCCL_SOCKET_IFNAME in
+    # its environment: NCCL got it from the plugin's record
+    env -i PATH=/usr/bin:/bin "$NI" -q --profile-dir "$TMP/profiles" -p sock --sinks record -- \
+        env -u NCCL_SOCKET_IFNAME /usr/bin/python3 -S "$BATS_TEST_DIRNAME/helpers/witness-maker.py" "$TMP/made" \
+        "$H" "record path=/run/nccl-init/profile.env digest=abc profile=sock enforced=0 values=3" "$N1" \
+        "ask copy=1 name=NCCL_SOCKET_IFNAME from=record value=lo" \
+        "ask copy=1 name=NCCL_COMM_ID from=none" 2>"$TMP/init.log" &
+    PIDS+=($!)
+    for _ in $(seq 400); do [ -e "$TMP/made" ] && break; sleep 0.02; done
+    MADE=$(cat "$TMP/made")
+    # --pid: other NCCL processes on this machine may have witnesses too
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_success
+    assert_line --regexp '^PID +COMMAND +ALGO +PROTO +SOCKET_IFN'
+    assert_line --regexp "^$MADE +python3 +env +env +nccl:rec$"
+    assert_output --partial "NCCL 2.28.9 read NCCL_SOCKET_IFNAME=lo from the record"
+    assert_line "pid $MADE (python3): NCCL 2.28.9 read NCCL_SOCKET_IFNAME=lo from the record; not asked yet: NCCL_ALGO NCCL_PROTO (NCCL asks the tuning keys at its first communicator) [copy 1: v1, /usr/local/cuda/lib64/libnccl.so.2]"
+    assert_line --regexp "^1 process checked, 1 with every value "
+    run --separate-stderr "$NI" verify --json --pid "$MADE"
+    assert_success
+    json_check "$output" "$MADE" 'p["witness"]["trusted"] and p["witness"]["why"] is None and p["witness"]["pid"] == '"$MADE"
+    json_check "$output" "$MADE" 'p["witness"]["record"] == {"path": "/run/nccl-init/profile.env", "digest": "abc", "profile": "sock", "enforced": False} and p["witness"]["no_record"] is None'
+    json_check "$output" "$MADE" 'p["witness"]["copies"] == [{"copy": 1, "version": "2.28.9", "suffix": "", "interface": "v1", "lib": "/usr/local/cuda/lib64/libnccl.so.2"}]'
+    # the reads of the profile's keys only; NCCL_COMM_ID is none of them
+    json_check "$output" "$MADE" 'p["witness"]["reads"] == [{"copy": 1, "name": "NCCL_SOCKET_IFNAME", "value": "lo", "from": "record", "own": None, "record": None, "cut": False}]'
+    json_check "$output" "$MADE" 'p["variables"]["NCCL_SOCKET_IFNAME"] == {"via": "nccl:rec", "value": "lo", "nccl": {"asked": True, "copy": 1, "value": "lo", "from": "record"}}'
+    json_check "$output" "$MADE" 'p["variables"]["NCCL_ALGO"] == {"via": "env", "value": "Ring", "nccl": {"asked": False}}'
+    # --all: every name NCCL asked for
+    run --separate-stderr "$NI" verify --json --all
+    json_check "$output" "$MADE" '[r["name"] for r in p["witness"]["reads"]] == ["NCCL_SOCKET_IFNAME", "NCCL_COMM_ID"] and p["witness"]["reads"][1]["value"] is None'
+}
+
+@test "witness: NCCL read the process's own value: CONFLICT naming the key, the value and --enforce, exit 1; enforced: nccl:enf, exit 0" {
+    sock_profile
+    keep_writer --profile-dir "$TMP/profiles" -p sock --sinks record
+    # its environment says lo, as the profile: NCCL's word is what counts
+    maker "${SOCK_ENV[@]}" -- "$H" "$N1" "ask copy=1 name=NCCL_SOCKET_IFNAME from=own value=eth9 record=lo"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$MADE +python3 +env +env +CONFLICT$"
+    assert_line "pid $MADE (python3): NCCL 2.28.9 read NCCL_SOCKET_IFNAME=eth9 from its own environment, not the profile's lo: the process set it itself; start nccl-init with --enforce to make NCCL read the profile's"
+    assert_line --regexp "^1 process checked, 0 with every value "
+    run --separate-stderr "$NI" verify --pid "$MADE" --json
+    assert_failure 1
+    json_check "$output" "$MADE" 'p["variables"]["NCCL_SOCKET_IFNAME"] == {"via": "CONFLICT", "value": "eth9", "nccl": {"asked": True, "copy": 1, "value": "eth9", "from": "own"}} and not p["ok"]'
+    # the profile's value over its own: nccl:enf
+    maker "${SOCK_ENV[@]}" -- "$H" "$N1" "ask copy=1 name=NCCL_SOCKET_IFNAME from=enforced value=lo own=eth9"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$MADE +python3 +env +env +nccl:enf$"
+    assert_output --partial "NCCL 2.28.9 read NCCL_SOCKET_IFNAME=lo from the record, enforced over its own eth9"
+    # its own, the profile's value: nccl:own; nothing: MISSING, exit 1
+    maker "${SOCK_ENV[@]}" -- "$H" "$N1" "ask copy=1 name=NCCL_SOCKET_IFNAME from=own value=lo" \
+        "ask copy=1 name=NCCL_PROTO from=none"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$MADE +python3 +env +MISSING +nccl:own$"
+    assert_line "pid $MADE (python3): NCCL 2.28.9 read nothing for NCCL_PROTO (NCCL's default), not the profile's LL: the record the env plugin serves lacks it"
+    # the last ask of a name is what NCCL read last
+    maker "${SOCK_ENV[@]}" -- "$H" "$N1" "ask copy=1 name=NCCL_SOCKET_IFNAME from=own value=eth9" \
+        "ask copy=1 name=NCCL_SOCKET_IFNAME from=record value=lo"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    assert_success
+    assert_line --regexp "^$MADE +python3 +env +env +nccl:rec$"
+}
+
+@test "witness: two NCCL copies are both listed; one that read another value fails the process" {
+    sock_profile
+    keep_writer --profile-dir "$TMP/profiles" -p sock --sinks record
+    maker "${SOCK_ENV[@]}" -- "$H" "$N1" "$N2" "ask copy=1 name=NCCL_SOCKET_IFNAME from=record value=lo" \
+        "ask copy=2 name=NCCL_SOCKET_IFNAME from=record value=lo" "ask copy=2 name=NCCL_ALGO from=record value=Ring"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$MADE +python3 +nccl:rec +env +nccl:rec$"
+    assert_line --partial "pid $MADE (python3): NCCL 2.28.9 read NCCL_SOCKET_IFNAME=lo from the record; not asked yet: NCCL_ALGO NCCL_PROTO"
+    assert_line --partial "pid $MADE (python3): NCCL 2.27.3 read NCCL_ALGO=Ring from the record; NCCL 2.27.3 read NCCL_SOCKET_IFNAME=lo from the record; not asked yet: NCCL_PROTO"
+    run --separate-stderr "$NI" verify --pid "$MADE" --json
+    json_check "$output" "$MADE" '[c["copy"] for c in p["witness"]["copies"]] == [1, 2] and len(p["witness"]["reads"]) == 3'
+    maker "${SOCK_ENV[@]}" -- "$H" "$N1" "$N2" "ask copy=1 name=NCCL_SOCKET_IFNAME from=record value=lo" \
+        "ask copy=2 name=NCCL_SOCKET_IFNAME from=own value=eth9 record=lo"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$MADE +python3 +env +env +CONFLICT$"
+    assert_line --partial "pid $MADE (python3): NCCL 2.27.3 read NCCL_SOCKET_IFNAME=eth9 from its own environment, not the profile's lo"
+}
+
+@test "witness: truncated, malformed, of an unknown format, another pid's, inherited across an exec: not trusted, said so, never a crash" {
+    sock_profile
+    keep_writer --profile-dir "$TMP/profiles" -p sock --sinks record
+    own_ask="ask copy=1 name=NCCL_SOCKET_IFNAME from=own value=eth9"
+    check_untrusted() { # WHY MAKER-ARG...: not trusted with WHY; the key judged by its environment
+        local why=$1; shift
+        maker "${SOCK_ENV[@]}" -- "$@"
+        run --separate-stderr "$NI" verify --pid "$MADE"
+        echo "$output"
+        assert_success
+        assert_line --regexp "^$MADE +python3 +env +env +env$"
+        assert_line "pid $MADE (python3): witness not trusted: $why"
+        run --separate-stderr "$NI" verify --pid "$MADE" --json
+        assert_success
+        json_check "$output" "$MADE" 'p["witness"]["trusted"] is False and p["witness"]["why"] == sys.argv[4] and p["witness"]["reads"] == [] and p["variables"]["NCCL_SOCKET_IFNAME"]["nccl"] == {"asked": False}' "$why"
+    }
+    check_untrusted "truncated (the witness reached 256 KiB)" "$H" "$N1" "$own_ask" truncated
+    check_untrusted "malformed at line 3: from=own takes value= and record=" "$H" "$N1" "ask copy=1 name=NCCL_SOCKET_IFNAME from=own"
+    check_untrusted "malformed at line 2: a byte outside printable ASCII" "$H" $'ask copy=0 name=NCCL_SOCKET_IFNAME from=own value=\x1b[2J'
+    check_untrusted "unknown format 2" 'nccl-init-witness 2 pid={pid} start={start}' "$N1" "$own_ask"
+    check_untrusted "unknown format (no nccl-init-witness header)" "$N1" "$own_ask"
+    check_untrusted "made by pid 1 (inherited)" 'nccl-init-witness 1 pid=1 start={start}' "$N1" "$own_ask"
+    check_untrusted "made by pid $((1 << 30)) (inherited)" "nccl-init-witness 1 pid=$((1 << 30)) start=1" "$N1" "$own_ask"
+    check_untrusted "empty (being written)" --partial "nccl-init-witness 1 pid="
+    # inheritable, then an exec: the program it runs never wrote it (same
+    # pid, same start time: only close-on-exec tells)
+    check_untrusted "inherited across an exec (no close-on-exec)" --no-cloexec "$H" "$N1" "$own_ask" --exec
+    # a line being written (no newline yet) is left out; the rest is trusted
+    maker "${SOCK_ENV[@]}" -- "$H" "$N1" "ask copy=1 name=NCCL_SOCKET_IFNAME from=record value=lo" --partial "ask copy=1 name=NCCL_SOCK"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    assert_success
+    assert_line --regexp "^$MADE +python3 +env +env +nccl:rec$"
+}
+
+@test "witness: several in one process: its own is taken, the others named" {
+    sock_profile
+    keep_writer --profile-dir "$TMP/profiles" -p sock --sinks record
+    maker "${SOCK_ENV[@]}" -- 'nccl-init-witness 1 pid=1 start=1' --witness \
+        "$H" "$N1" "ask copy=1 name=NCCL_SOCKET_IFNAME from=record value=lo" --witness "$H" --witness truncated
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$MADE +python3 +env +env +nccl:rec$"
+    assert_line --regexp "^pid $MADE \(python3\): other witness descriptors, not taken: fd [0-9]+: made by pid 1 \(inherited\); fd [0-9]+: a second witness of its own; fd [0-9]+: unknown format \(no nccl-init-witness header\)$"
+}
+
+@test "witness: a mapped empty libnccl-env.so is no env plugin any more; a witness of the process's own is" {
+    sock_profile
+    keep_writer --profile-dir "$TMP/profiles" -p sock --sinks record
+    : >"$TMP/libnccl-env.so"
+    # the record held O_PATH, as the plugin keeps it, and an empty file
+    # named as the plugin mapped: no witness, so no plugin
+    maker NCCL_ALGO=Ring NCCL_PROTO=LL -- --map "$TMP/libnccl-env.so" --pathfd "$RECORD"
+    grep -q "$TMP/libnccl-env.so" "/proc/$MADE/maps"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_failure 1
+    assert_line --regexp "^$MADE +python3 +env +env +MISSING$"
+    run --separate-stderr "$NI" verify --pid "$MADE" --json
+    json_check "$output" "$MADE" 'p["witness"] is None and p["env_plugin"]["record"] is None'
+    # the same with a witness of its own (NCCL has not asked the key yet):
+    # the plugin's record gives it
+    maker NCCL_ALGO=Ring NCCL_PROTO=LL -- "$H" "$N1" --map "$TMP/libnccl-env.so" --pathfd "$RECORD"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$MADE +python3 +env +env +plugin$"
+    assert_line "pid $MADE (python3): NCCL 2.28.9 has read none of the profile's keys yet; not asked yet: NCCL_ALGO NCCL_PROTO NCCL_SOCKET_IFNAME (NCCL asks the tuning keys at its first communicator) [copy 1: v1, /usr/local/cuda/lib64/libnccl.so.2]"
+    # a witness that is not its own: no plugin
+    maker NCCL_ALGO=Ring NCCL_PROTO=LL -- 'nccl-init-witness 1 pid=1 start=1' "$N1" --pathfd "$RECORD"
+    run --separate-stderr "$NI" verify --pid "$MADE"
+    assert_failure 1
+    assert_line --regexp "^$MADE +python3 +env +env +MISSING$"
 }

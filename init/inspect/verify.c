@@ -11,6 +11,7 @@
 #include "lib/paths.h"
 #include "lib/sort.h"
 #include "lib/text.h"
+#include "lib/witness.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -154,7 +155,6 @@ struct proc {
      * (maps_libpython) or inside its executable (python_exe), whatever
      * the program is named */
     bool python, nccl, wanted;
-    bool env_plugin; /* its map names a libnccl-env*: an env plugin is loaded */
     bool unknown; /* wanted only because its map could not be read */
     int maps_err; /* errno reading /proc/PID/maps; 0 when read */
     char *lib;    /* the first line of its map that names a libnccl.so, or NULL */
@@ -426,9 +426,6 @@ static int read_proc(pid_t pid, struct proc *p)
          * python_exe's to tell, for the processes that may be checked */
         p->python = maps_libpython(maps, len);
         p->nccl = memmem(maps, len, "/libnccl", 8) != NULL;
-        /* NCCL loads libnccl-env.so, or libnccl-env-NAME.so for a
-         * NCCL_ENV_PLUGIN=NAME (src/plugin/env.cc) */
-        p->env_plugin = memmem(maps, len, "/libnccl-env", 12) != NULL;
         const char *l = p->nccl ? memmem(maps, len, "/libnccl.so", 11) : NULL, *end = l;
         while (l && l > maps && l[-1] != '\n')
             l--;
@@ -561,15 +558,18 @@ static int fd_holder(const char *path)
  * sets O_CLOEXEC, and the env plugin itself reads it through one for a
  * moment before it keeps its O_PATH one, in a C++ server mid-init), and
  * only the hook, in an interpreter, puts its values into the environment.
- * A plugin's descriptor counts only in a process that maps an env plugin
- * (p->env_plugin): NCCL asks a loaded one.
+ * A plugin's descriptor counts only in a process with a witness of its
+ * own (plugin): the plugin writes one at NCCL's first init, so NCCL has
+ * asked it. A mapped file named libnccl-env*.so was the evidence before:
+ * anything can be given that name, an empty file too.
  * A process may hold both, of the same record or of two (a restart
  * replaced the record between the hook's start and NCCL's init). Only the
  * process itself can put a descriptor in its table, so no other user can
  * forge one or take it away. *site, *plugin: the records' indexes in rs,
  * or -1 for none; the first descriptor of each kind counts. Returns 0, or
  * -errno when its descriptors cannot be read. */
-static int held_records(const struct proc *p, struct records *rs, int *site, int *plugin)
+static int held_records(const struct proc *p, bool witnessed, struct records *rs, int *site,
+                        int *plugin)
 {
     char dir[64];
     struct buf d = BUF_FIXED(dir);
@@ -599,7 +599,7 @@ static int held_records(const struct proc *p, struct records *rs, int *site, int
         buf_printf(&i, "%s/fdinfo/%s", p->dir, e->d_name);
         int who = fd_holder(info); /* < 0: closed meanwhile, neither */
         int *held = who == HELD_BY_SITE && p->python         ? site
-                    : who == HELD_BY_PLUGIN && p->env_plugin ? plugin
+                    : who == HELD_BY_PLUGIN && witnessed     ? plugin
                                                              : NULL;
         if (held && *held < 0)
             *held = (int)(rec - rs->v);
@@ -1102,6 +1102,7 @@ struct evidence {
     const struct record *plugin; /* the record nccl-init's env plugin holds; NULL: none */
     struct set user;             /* the user's conf file, when a key needs it */
     struct buf uname;            /* that file's name */
+    struct witness wit;          /* what NCCL itself read, when trusted */
 };
 
 /* The value the site hook has for key: its record's (the hook applies every
@@ -1156,7 +1157,9 @@ static int gather(const struct proc *p, const struct verify_report *r, struct re
         look = !env_of(ev->env, ev->len, r->keys[k].name);
     if (look) {
         int site, plugin;
-        err = held_records(p, recs, &site, &plugin);
+        err = witness_read(&ev->wit, p->dir, p->start);
+        if (err == 0)
+            err = held_records(p, ev->wit.state == WITNESS_TRUSTED, recs, &site, &plugin);
         if (err < 0)
             return cannot_read(u, p, "open descriptors", "fd", -err);
         ev->site = site >= 0 ? &recs->v[site] : NULL;
@@ -1192,7 +1195,7 @@ static struct verify_value value_of(const struct verify_key *key, const struct e
     const char *pv = plugin_value(ev, key->name), *cv = NULL;
     if (strncmp(key->name, "NCCL_", 5) == 0)
         cv = lookup(conf, key->name);
-    struct verify_value v = { FROM_NONE, false, NULL, false };
+    struct verify_value v = { FROM_NONE, false, NULL, false, NULL };
     const char *have, *sv = site_value(ev, key->name);
     if (pv && ev->plugin->enforce)
         have = pv, v.from = FROM_PLUGIN;
@@ -1217,6 +1220,41 @@ static struct verify_value value_of(const struct verify_key *key, const struct e
     return v;
 }
 
+/* Whether NCCL's answer a is the profile's value: a value cut at
+ * WITNESS_VALUE_KEEP bytes is when the profile's is longer and starts so. */
+static bool ask_same(const struct witness_ask *a, const char *want)
+{
+    if (!a->value)
+        return false;
+    if (!a->cut)
+        return strcmp(a->value, want) == 0;
+    return strlen(want) > WITNESS_VALUE_KEEP && strlen(a->value) == WITNESS_VALUE_KEEP &&
+           strncmp(a->value, want, WITNESS_VALUE_KEEP) == 0;
+}
+
+/* NCCL's own word on key in a trusted witness: the last ask of it by each
+ * copy (and by copy 0, a caller outside every copy). What every copy that
+ * asked read decides; the first that read another value (or nothing)
+ * makes it a CONFLICT (MISSING). false when none asked: the key is judged
+ * by value_of's guess. */
+static bool nccl_read(const struct verify_key *key, const struct witness *w,
+                      struct verify_value *v)
+{
+    const struct witness_ask *decide = NULL;
+    for (size_t c = 0; c <= w->ncopies; c++) {
+        const struct witness_ask *a =
+            witness_last_ask(w, c < w->ncopies ? w->copies[c].copy : 0, key->name);
+        if (a && (!decide || (ask_same(decide, key->value) && !ask_same(a, key->value))))
+            decide = a;
+    }
+    if (!decide)
+        return false;
+    *v = (struct verify_value){ decide->from == WITNESS_NONE ? FROM_NONE : FROM_NCCL,
+                                ask_same(decide, key->value),
+                                decide->value ? xstrdup(decide->value) : NULL, false, decide };
+    return true;
+}
+
 /* A checked row's values, from p's evidence. */
 static void fill_checked(struct verify_row *w, const struct proc *p, struct evidence *ev,
                          const struct set *conf, const struct verify_report *r)
@@ -1236,8 +1274,10 @@ static void fill_checked(struct verify_row *w, const struct proc *p, struct evid
     }
     w->values = xmalloc(r->nkeys * sizeof *w->values);
     w->ok = true;
+    bool trusted = ev->wit.state == WITNESS_TRUSTED;
     for (size_t k = 0; k < r->nkeys; k++) {
-        w->values[k] = value_of(&r->keys[k], ev, conf);
+        if (!trusted || !nccl_read(&r->keys[k], &ev->wit, &w->values[k]))
+            w->values[k] = value_of(&r->keys[k], ev, conf);
         w->ok = w->ok && w->values[k].from && w->values[k].same;
     }
 }
@@ -1279,7 +1319,13 @@ static void check(const struct proc *p, bool named_pids, struct records *recs,
         struct verify_row *w = add_proc_row(r, ROW_CHECKED, p, lib);
         fill_checked(w, p, &ev, conf, r);
         r->good += w->ok;
+        if (ev.wit.state != WITNESS_ABSENT || ev.wit.others) {
+            w->witness = xmalloc(sizeof *w->witness);
+            *w->witness = ev.wit; /* the values' nccl point into it */
+            ev.wit = (struct witness){ 0 };
+        }
     }
+    witness_free(&ev.wit);
     xfree(ev.env);
 }
 
@@ -1288,6 +1334,7 @@ int verify_collect(struct verify_report *r, const struct verify_options *o, stru
     const char *root = o->root ? o->root : "";
     struct set want = { 0 }, conf = { 0 };
     struct records recs = { 0 };
+    r->all = o->all;
     int e = read_resolved(root, &want, &recs, r, why);
     if (e < 0)
         return e;

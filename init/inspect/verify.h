@@ -4,6 +4,7 @@
 #ifndef NCCL_INIT_VERIFY_H
 #define NCCL_INIT_VERIFY_H
 
+#include "inspect/witness_read.h"
 #include "lib/buf.h"
 
 #include <stdbool.h>
@@ -21,8 +22,11 @@ struct verify_options {
  * hook's record, the user's conf file (NCCL reads it before
  * /etc/nccl.conf; the first file with a key wins), /etc/nccl.conf, or
  * nccl-init's NCCL env plugin, which answers NCCL from the record it
- * holds. The order NCCL looks in is value_of's (verify.c). */
-enum verify_source { FROM_NONE, FROM_ENV, FROM_SITE, FROM_USER_CONF, FROM_CONF, FROM_PLUGIN };
+ * holds. The order NCCL looks in is value_of's (verify.c). FROM_NCCL: no
+ * guess at all, NCCL's own word in the process's witness (the ask that
+ * decided is the value's nccl). */
+enum verify_source { FROM_NONE, FROM_ENV, FROM_SITE, FROM_USER_CONF, FROM_CONF, FROM_PLUGIN,
+                     FROM_NCCL };
 
 struct verify_value {
     enum verify_source from;
@@ -32,6 +36,11 @@ struct verify_value {
      * value: NCCL applies /etc/nccl.conf with setenv before the plugin
      * answers, and the plugin gives the environment's value first */
     bool over_plugin;
+    /* NCCL asked for the key (a trusted witness says so): the ask that
+     * decides it, a copy's that read another value where one did, else
+     * the first copy's. NULL: not asked yet, and judged as above. With it,
+     * from is FROM_NCCL, or FROM_NONE where NCCL read nothing. */
+    const struct witness_ask *nccl;
 };
 
 /* nccl-init's NCCL env plugin in a checked process. */
@@ -70,6 +79,9 @@ struct verify_row {
     struct verify_env_plugin env_plugin;
     char *conf_file;             /* the user's conf file, as NCCL names it; NULL: none */
     struct verify_value *values; /* one per key of the report */
+    /* its witness (inspect/witness_read.h): NULL when it holds none;
+     * else trusted or not, with why */
+    struct witness *witness;
     bool ok;                     /* every value the profile's */
 };
 
@@ -90,6 +102,7 @@ struct verify_report {
     const char *digest, *profile; /* of the resolved set; NULL when it has none */
     struct verify_key *keys;      /* the resolved set but its NCCL_INIT_ entries */
     size_t nkeys;
+    bool all; /* --all: a witness's reads of every name, not only the keys' */
     /* in the order their notes print: the --pid that /proc does not list;
      * then by pid those set aside at the walk of /proc (exited, outside);
      * then by pid those checked, and the named ones that exited meanwhile */

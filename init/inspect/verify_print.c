@@ -45,12 +45,16 @@ static void end_row(struct buf *b)
 }
 
 /* The word for how a value reaches the process; CONFLICT when it is not
- * the profile's, wherever it comes from. */
+ * the profile's, wherever it comes from. NCCL's own word (a witness's
+ * ask) says where NCCL took it: nccl:rec, nccl:enf, nccl:own. */
 static const char *via(const struct verify_value *v)
 {
     static const char names[][10] = { "MISSING",   "env",       "site",
                                       "nccl.conf", "nccl.conf", "plugin" };
-    return v->from != FROM_NONE && !v->same ? "CONFLICT" : names[v->from];
+    static const char nccl[][10] = { "nccl:rec", "nccl:enf", "nccl:own" };
+    if (v->from != FROM_NONE && !v->same)
+        return "CONFLICT";
+    return v->from == FROM_NCCL ? nccl[v->nccl->from] : names[v->from];
 }
 
 static bool in_table(const struct verify_row *w)
@@ -92,6 +96,155 @@ static void table_row(struct buf *b, const struct verify_report *r, const struct
         text_escaped(b, !l ? "-" : l->version ? l->version : "?");
     }
     end_row(b);
+}
+
+/* "NCCL 2.28.9" for a witness's copy: its version and suffix as it said
+ * them; copy 0 asked from outside every copy. */
+static void nccl_label(struct buf *b, const struct witness *wit, unsigned copy)
+{
+    const struct witness_copy *c = witness_copy(wit, copy);
+    if (!c) {
+        buf_str(b, "NCCL (a caller outside every libnccl copy)");
+        return;
+    }
+    buf_str(b, "NCCL ");
+    text_escaped(b, c->version);
+    text_escaped(b, c->suffix);
+}
+
+/* What NCCL read for a name: "read K=V from the record", "read nothing
+ * for K (NCCL's default)". */
+static void nccl_read_text(struct buf *b, const struct witness_ask *a)
+{
+    static const char *const from[] = { " from the record", " from the record, enforced over "
+                                        "its own ", " from its own environment" };
+    if (a->from == WITNESS_NONE) {
+        buf_str(b, " read nothing for ");
+        text_escaped(b, a->name);
+        buf_str(b, " (NCCL's default)");
+        return;
+    }
+    buf_str(b, " read ");
+    text_escaped(b, a->name);
+    buf_str(b, "=");
+    text_escaped(b, a->value);
+    buf_str(b, a->cut ? "... (cut)" : "");
+    buf_str(b, from[a->from]);
+    if (a->from == WITNESS_ENFORCED)
+        text_escaped(b, a->own);
+}
+
+/* A key NCCL itself read otherwise than the profile says (a witness's
+ * ask): which value, from where, and what to do. Exit 1. */
+static void nccl_note(struct buf *b, const struct verify_key *key, const struct verify_row *w,
+                      const struct witness_ask *a)
+{
+    buf_printf(b, "pid %d (", (int)w->pid);
+    text_escaped(b, w->comm);
+    buf_str(b, "): ");
+    nccl_label(b, w->witness, a->copy);
+    nccl_read_text(b, a);
+    buf_str(b, ", not the profile's ");
+    text_escaped(b, key->value);
+    if (a->from == WITNESS_OWN) {
+        buf_str(b, ": the process set it itself; start nccl-init with --enforce to make NCCL "
+                   "read the profile's\n");
+    } else if (a->from != WITNESS_NONE) {
+        buf_str(b, ": the env plugin serves another record than the profile's (digest ");
+        text_prefix(b, w->witness->rec_digest ? w->witness->rec_digest : "?", 12);
+        buf_str(b, ")\n");
+    } else if (w->witness->no_record) {
+        buf_str(b, ": the env plugin serves no record (");
+        text_escaped(b, w->witness->no_record);
+        buf_str(b, ")\n");
+    } else {
+        buf_str(b, ": the record the env plugin serves lacks it\n");
+    }
+}
+
+/* The keys copy has not asked for yet, after "; not asked yet:"; none:
+ * nothing. NCCL asks most at its first communicator, not at its init. */
+static void not_asked(struct buf *b, const struct verify_report *r, const struct witness *wit,
+                      unsigned copy)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < r->nkeys; k++)
+        if (!witness_last_ask(wit, copy, r->keys[k].name)) {
+            buf_str(b, n++ ? " " : "; not asked yet: ");
+            text_escaped(b, r->keys[k].name);
+        }
+    if (n)
+        buf_str(b, " (NCCL asks the tuning keys at its first communicator)");
+}
+
+/* One line for a copy of NCCL in a process's witness (copy 0: asks from
+ * outside every copy): what it read of the profile's keys, "NCCL 2.28.9
+ * read NCCL_SOCKET_IFNAME=lo from the record" for each, and which it has
+ * not asked for yet. */
+static void copy_line(struct buf *b, const struct verify_report *r, const struct verify_row *w,
+                      unsigned copy)
+{
+    const struct witness *wit = w->witness;
+    buf_printf(b, "pid %d (", (int)w->pid);
+    text_escaped(b, w->comm);
+    buf_str(b, "): ");
+    size_t n = 0;
+    for (size_t k = 0; k < r->nkeys; k++) {
+        const struct witness_ask *a = witness_last_ask(wit, copy, r->keys[k].name);
+        if (!a)
+            continue;
+        buf_str(b, n++ ? "; " : "");
+        nccl_label(b, wit, copy);
+        nccl_read_text(b, a);
+    }
+    if (!n) {
+        nccl_label(b, wit, copy);
+        buf_str(b, " has read none of the profile's keys yet");
+    }
+    if (copy)
+        not_asked(b, r, wit, copy);
+    const struct witness_copy *c = witness_copy(wit, copy);
+    if (c) {
+        buf_printf(b, " [copy %u: %s, ", c->copy, c->interface);
+        text_escaped(b, c->lib);
+        buf_str(b, c->finalized ? ", finalized]" : "]");
+    }
+    buf_str(b, "\n");
+}
+
+/* Under the table, per process with a witness: what NCCL read, copy by
+ * copy, or why its witness is not trusted; and the other witness
+ * descriptors it holds. */
+static void witness_notes(struct buf *b, const struct verify_report *r, const struct verify_row *w)
+{
+    const struct witness *wit = w->witness;
+    if (!wit)
+        return;
+    if (wit->state == WITNESS_UNTRUSTED) {
+        buf_printf(b, "pid %d (", (int)w->pid);
+        text_escaped(b, w->comm);
+        buf_str(b, "): witness not trusted: ");
+        text_escaped(b, wit->why);
+        buf_str(b, "\n");
+    } else if (wit->state == WITNESS_TRUSTED && !wit->ncopies) {
+        buf_printf(b, "pid %d (", (int)w->pid);
+        text_escaped(b, w->comm);
+        buf_str(b, "): a witness of its own, and no NCCL has initialised the env plugin yet\n");
+    }
+    for (size_t c = 0; wit->state == WITNESS_TRUSTED && c < wit->ncopies; c++)
+        copy_line(b, r, w, wit->copies[c].copy);
+    bool outside = false;
+    for (size_t i = 0; i < wit->nasks && !outside; i++)
+        outside = wit->asks[i].copy == 0;
+    if (wit->state == WITNESS_TRUSTED && outside)
+        copy_line(b, r, w, 0);
+    if (wit->others) {
+        buf_printf(b, "pid %d (", (int)w->pid);
+        text_escaped(b, w->comm);
+        buf_str(b, "): other witness descriptors, not taken: ");
+        text_escaped(b, wit->others);
+        buf_str(b, "\n");
+    }
 }
 
 /* A value other than the profile's, and where it comes from when that is
@@ -161,11 +314,16 @@ static void notes(struct buf *b, const struct verify_report *r, const struct ver
     else if (w->kind == ROW_UNVERIFIED)
         buf_printf(b, "pid %d: not verified: %s\n", (int)w->pid, w->detail);
     else if (w->kind == ROW_CHECKED)
-        for (size_t k = 0; k < r->nkeys; k++)
-            if (w->values[k].from != FROM_NONE && !w->values[k].same)
+        for (size_t k = 0; k < r->nkeys; k++) {
+            if (w->values[k].nccl && !w->values[k].same)
+                nccl_note(b, &r->keys[k], w, w->values[k].nccl);
+            else if (w->values[k].from != FROM_NONE && !w->values[k].same)
                 conflict_note(b, &r->keys[k], w, &w->values[k]);
-    if (w->kind == ROW_CHECKED)
+        }
+    if (w->kind == ROW_CHECKED) {
         env_plugin_note(b, w);
+        witness_notes(b, r, w);
+    }
 }
 
 /* The processes outside the tree that were not checked, in one line: the
@@ -249,6 +407,97 @@ void verify_print_text(struct buf *b, const struct verify_report *r)
     }
 }
 
+static const char *const witness_from_name[] = { "record", "enforced", "own", "none" };
+
+static void json_or_null(struct buf *b, const char *s)
+{
+    if (s)
+        json_string(b, s);
+    else
+        buf_str(b, "null");
+}
+
+/* Whether name is a key of the report's. */
+static bool is_key(const struct verify_report *r, const char *name)
+{
+    for (size_t k = 0; k < r->nkeys; k++)
+        if (strcmp(r->keys[k].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* A witness's reads, in its order: of the profile's keys, or (--all) of
+ * every name. */
+static void json_reads(struct buf *b, const struct verify_report *r, const struct witness *wit)
+{
+    buf_str(b, ", \"reads\": [");
+    size_t n = 0;
+    for (size_t i = 0; i < wit->nasks; i++) {
+        const struct witness_ask *a = &wit->asks[i];
+        if (!r->all && !is_key(r, a->name))
+            continue;
+        buf_printf(b, "%s{\"copy\": %u, \"name\": ", n++ ? ", " : "", a->copy);
+        json_string(b, a->name);
+        buf_str(b, ", \"value\": ");
+        json_or_null(b, a->value);
+        buf_printf(b, ", \"from\": \"%s\", \"own\": ", witness_from_name[a->from]);
+        json_or_null(b, a->own);
+        buf_str(b, ", \"record\": ");
+        json_or_null(b, a->record);
+        buf_printf(b, ", \"cut\": %s}", a->cut ? "true" : "false");
+    }
+    buf_str(b, "]");
+}
+
+/* "witness": null, or what a process's witness says and whether it is
+ * trusted (a witness not trusted has no record, copies or reads). */
+static void json_witness(struct buf *b, const struct verify_report *r, const struct verify_row *w)
+{
+    const struct witness *wit = w->witness;
+    buf_str(b, ", \"witness\": ");
+    if (!wit || wit->state == WITNESS_ABSENT) {
+        buf_str(b, "null");
+        return;
+    }
+    buf_printf(b, "{\"trusted\": %s, \"why\": ", wit->state == WITNESS_TRUSTED ? "true" : "false");
+    json_or_null(b, wit->why);
+    buf_str(b, ", \"pid\": ");
+    if (wit->pid >= 0)
+        buf_printf(b, "%lld", wit->pid);
+    else
+        buf_str(b, "null");
+    buf_str(b, ", \"record\": ");
+    if (wit->record) {
+        buf_str(b, "{\"path\": ");
+        json_string(b, wit->rec_path);
+        buf_str(b, ", \"digest\": ");
+        json_string(b, wit->rec_digest);
+        buf_str(b, ", \"profile\": ");
+        json_string(b, wit->rec_profile);
+        buf_printf(b, ", \"enforced\": %s}", wit->rec_enforced ? "true" : "false");
+    } else {
+        buf_str(b, "null");
+    }
+    buf_str(b, ", \"no_record\": ");
+    json_or_null(b, wit->no_record);
+    buf_str(b, ", \"copies\": [");
+    for (size_t c = 0; c < wit->ncopies; c++) {
+        const struct witness_copy *k = &wit->copies[c];
+        buf_printf(b, "%s{\"copy\": %u, \"version\": ", c ? ", " : "", k->copy);
+        json_string(b, k->version);
+        buf_str(b, ", \"suffix\": ");
+        json_string(b, k->suffix);
+        buf_str(b, ", \"interface\": ");
+        json_string(b, k->interface);
+        buf_str(b, ", \"lib\": ");
+        json_string(b, k->lib);
+        buf_str(b, "}");
+    }
+    buf_str(b, "]");
+    json_reads(b, r, wit);
+    buf_str(b, "}");
+}
+
 static void json_value(struct buf *b, const struct verify_key *key, const struct verify_row *w,
                        const struct verify_value *v)
 {
@@ -262,7 +511,15 @@ static void json_value(struct buf *b, const struct verify_key *key, const struct
         buf_str(b, ", \"file\": ");
         json_string(b, w->conf_file);
     }
-    buf_str(b, "}");
+    /* NCCL's own word, where a trusted witness has it */
+    const struct witness_ask *a = v->nccl;
+    if (!a) {
+        buf_str(b, ", \"nccl\": {\"asked\": false}}");
+        return;
+    }
+    buf_printf(b, ", \"nccl\": {\"asked\": true, \"copy\": %u, \"value\": ", a->copy);
+    json_or_null(b, a->value);
+    buf_printf(b, ", \"from\": \"%s\"}}", witness_from_name[a->from]);
 }
 
 /* "env_plugin": null for a process that maps no libnccl and holds no
@@ -286,7 +543,7 @@ static void json_env_plugin(struct buf *b, const struct verify_row *w)
         buf_str(b, "null}");
         return;
     }
-    static const char from[][10] = { "", "env", "site", "nccl.conf", "nccl.conf", "" };
+    static const char from[][10] = { "", "env", "site", "nccl.conf", "nccl.conf", "", "" };
     buf_str(b, "{\"value\": ");
     json_string(b, e->setting.have);
     buf_printf(b, ", \"from\": \"%s\"", from[e->setting.from]);
@@ -330,6 +587,7 @@ static void json_row(struct buf *b, const struct verify_report *r, const struct 
     else
         buf_str(b, "null");
     json_env_plugin(b, w);
+    json_witness(b, r, w);
     buf_str(b, ", \"variables\": {");
     for (size_t k = 0; k < r->nkeys; k++) {
         buf_str(b, k ? ", " : "");

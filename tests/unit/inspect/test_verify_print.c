@@ -9,7 +9,7 @@ static struct verify_key keys[] = { { "NCCL_ALGO", "Ring" }, { "NCCL_PROTO", "LL
 
 static struct verify_value val(enum verify_source from, const char *have, bool same)
 {
-    return (struct verify_value){ from, same, (char *)have, false };
+    return (struct verify_value){ from, same, (char *)have, false, NULL };
 }
 
 /* A report of one checked row with a libnccl, its values v. */
@@ -57,7 +57,8 @@ static void plugin_cells_and_notes(void **state)
     verify_print_json(&b, &r);
     assert_non_null(strstr(b.data, "\"env_plugin\": {\"record\": \"0123456789abcdef\", "
                                    "\"enforce\": true, \"setting\": null}"));
-    assert_non_null(strstr(b.data, "\"NCCL_ALGO\": {\"via\": \"plugin\", \"value\": \"Ring\"}"));
+    assert_non_null(strstr(b.data, "\"NCCL_ALGO\": {\"via\": \"plugin\", \"value\": \"Ring\", "
+                                   "\"nccl\": {\"asked\": false}}"));
     buf_free(&b);
 }
 
@@ -211,6 +212,72 @@ static void lib_not_regular(void **state)
     buf_free(&b);
 }
 
+/* A row whose witness says what NCCL read: the cells, the notes, the
+ * lines per copy, and the JSON. */
+static void nccl_read_cells(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "nccl-init-witness 1 pid=7 start=1\n"
+        "record path=/run/nccl-init/profile.env digest=0123456789abcdef profile=p enforced=0 values=2\n"
+        "nccl copy=1 version=2.28.9 suffix= interface=v1 lib=/lib/libnccl.so.2\n"
+        "nccl copy=2 version=2.27.3 suffix= interface=v2 lib=/w/libnccl.so.2\n"
+        "ask copy=1 name=NCCL_ALGO from=record value=Ring\n"
+        "ask copy=2 name=NCCL_ALGO from=own value=Tr\\x1bee record=Ring\n"
+        "ask copy=1 name=NCCL_DEBUG from=none\n";
+    struct witness wit;
+    witness_parse(&wit, xstrdup(text), sizeof text - 1, 7, 1);
+    assert_int_equal(wit.state, WITNESS_TRUSTED);
+    struct verify_row w;
+    struct verify_value v[2] = { val(FROM_NCCL, "Tr\x1b" "ee", false), val(FROM_ENV, "LL", true) };
+    v[0].nccl = &wit.asks[1];
+    struct verify_report r = report(&w, v);
+    w.witness = &wit;
+    struct buf b = { 0 };
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "\n7       python3         CONFLICT   env        2.28.9"));
+    assert_non_null(strstr(b.data, "pid 7 (python3): NCCL 2.27.3 read NCCL_ALGO=Tr\\x1bee from its "
+                                   "own environment, not the profile's Ring: the process set it "
+                                   "itself; start nccl-init with --enforce to make NCCL read the "
+                                   "profile's\n"));
+    assert_non_null(strstr(b.data, "pid 7 (python3): NCCL 2.28.9 read NCCL_ALGO=Ring from the "
+                                   "record; not asked yet: NCCL_PROTO (NCCL asks the tuning keys "
+                                   "at its first communicator) [copy 1: v1, /lib/libnccl.so.2]\n"));
+    assert_non_null(strstr(b.data, "pid 7 (python3): NCCL 2.27.3 read NCCL_ALGO="));
+    buf_free(&b);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"nccl\": {\"asked\": true, \"copy\": 2, \"value\": "
+                                   "\"Tr\\u001bee\", \"from\": \"own\"}"));
+    assert_non_null(strstr(b.data, "\"witness\": {\"trusted\": true, \"why\": null, \"pid\": 7, "
+                                   "\"record\": {\"path\": \"/run/nccl-init/profile.env\", "
+                                   "\"digest\": \"0123456789abcdef\", \"profile\": \"p\", "
+                                   "\"enforced\": false}, \"no_record\": null, \"copies\": [{\"copy\": 1, "));
+    /* the reads of the profile's keys only: NCCL_DEBUG is none of them */
+    assert_non_null(strstr(b.data, "\"reads\": [{\"copy\": 1, \"name\": \"NCCL_ALGO\", \"value\": "
+                                   "\"Ring\", \"from\": \"record\", \"own\": null, \"record\": null, "
+                                   "\"cut\": false}, {\"copy\": 2, "));
+    assert_null(strstr(b.data, "NCCL_DEBUG"));
+    buf_free(&b);
+    r.all = true;
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"name\": \"NCCL_DEBUG\", \"value\": null, \"from\": \"none\""));
+    buf_free(&b);
+    witness_free(&wit);
+    witness_parse(&wit, xstrdup(text), sizeof text - 1, 8, 1);
+    v[0] = val(FROM_ENV, "Ring", true);
+    r = report(&w, v);
+    w.witness = &wit;
+    verify_print_text(&b, &r);
+    assert_non_null(strstr(b.data, "pid 7 (python3): witness not trusted: made by pid 7 (inherited)\n"));
+    buf_free(&b);
+    verify_print_json(&b, &r);
+    assert_non_null(strstr(b.data, "\"witness\": {\"trusted\": false, \"why\": \"made by pid 7 "
+                                   "(inherited)\", \"pid\": 7, \"record\": null, \"no_record\": null, "
+                                   "\"copies\": [], \"reads\": []}"));
+    buf_free(&b);
+    witness_free(&wit);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +287,7 @@ int main(void)
         cmocka_unit_test(status_counts),
         cmocka_unit_test(named_not_checked),
         cmocka_unit_test(lib_not_regular),
+        cmocka_unit_test(nccl_read_cells),
     };
     return cmocka_run_group_tests_name("verify_print", tests, NULL, NULL);
 }
