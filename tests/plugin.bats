@@ -733,7 +733,7 @@ record_fds() {
 # and no NCCL_ENV_PLUGIN of its own, and no site hook (python3 -S). NCCL
 # finds the plugin through the nccl.conf block, takes the profile through it
 # and says so; verify names the plugin as the source of every value.
-@test "installed beside the binary: an env -i process under PREFIX/bin/nccl-init gets the profile through the plugin, and verify says plugin" {
+@test "installed beside the binary: an env -i process under PREFIX/bin/nccl-init gets the profile; verify: plugin for the key NCCL has not asked, nccl:own for the one it read from nccl.conf" {
     "$P/bin/nccl-init" -q --profile-dir "$PDIR" -p lo -- \
         /usr/bin/env -i NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP \
         /usr/bin/python3 -S "$ENVPROBE" hold "$LIBNCCL" >"$TMP/held.out" 2>&1 &
@@ -759,16 +759,19 @@ record_fds() {
     echo "$output"
     assert_success
     assert_line --regexp '^PID +COMMAND +BUFFSIZE +SOCKET_IFN'
-    assert_line --regexp "^$HELD +python3 +plugin +plugin( |\$)"
+    # NCCL applied /etc/nccl.conf's lines with setenv before it loaded the
+    # plugin: the witness says NCCL read lo from the process's own
+    # environment, and it is the profile's value
+    assert_line --regexp "^$HELD +python3 +plugin +nccl:own( |\$)"
+    assert_line --regexp "^pid $HELD \(python3\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from its own environment; not asked yet: NCCL_BUFFSIZE "
 }
 
-# needs the verifyside branch (verify names the source "plugin" for a process holding the record O_PATH)
-@test "verify: a process served by the plugin shows the source plugin for each key" {
+@test "verify: a process served by the plugin: plugin for the key NCCL has not asked, nccl:rec for the one it read from the record" {
     write_record
     start_held
     run --separate-stderr "$NI" verify --pid "$HELD"
     echo "$output"
     assert_success
     assert_line --regexp '^PID +COMMAND +BUFFSIZE +SOCKET_IFN'
-    assert_line --regexp "^$HELD +python3 +plugin +plugin( |\$)"
+    assert_line --regexp "^$HELD +python3 +plugin +nccl:rec( |\$)"
 }
