@@ -29,6 +29,7 @@ setup() {
     TMP=$(mktemp -d)
     PIDS=()
     rm -rf /run/nccl-init /etc/nccl.conf
+    remove_python_hooks
 }
 
 teardown() {
@@ -234,4 +235,136 @@ PY
     assert_line 'answers: 2999 none, set'
     assert_line 'ifname: lo'
     assert_line --regexp '^lines: [0-9]+ last: truncated truncated: 1$'
+}
+
+# verify, from NCCL's own word: the witness decides each key NCCL asked
+# for (doc/verify.md, "What NCCL read").
+
+# The pids of the "worker PID: RESULT" lines of $TMP/out.N ($1), once
+# there are $2 of them.
+workers_of() {
+    local out=$TMP/out.$1 n=$2 _
+    for _ in $(seq 300); do
+        [ "$(grep -c '^worker [0-9]*: ' "$out")" -ge "$n" ] && break
+        sleep 0.05
+    done
+    sed -n 's/^worker \([0-9]*\): .*/\1/p' "$out"
+}
+
+@test "scrubbed spawn workers and a C program under nccl-init --sinks record: verify says NCCL 2.28.9 read NCCL_SOCKET_IFNAME=lo from the record, exit 0" {
+    # the plugin found by NCCL's own dlopen("libnccl-env.so"): the workers
+    # keep no NCCL_* at all
+    start "$NI" -q --profile-dir "$PDIR" -p lo --sinks record -- \
+        env LD_LIBRARY_PATH="$P/lib/nccl-init" /usr/bin/python3 -I "$ENVPROBE" workers 2 "$LIBNCCL"
+    local w c
+    w=$(workers_of 0 2)
+    [ "$(wc -w <<<"$w")" = 2 ]
+    start "$NI" -q --profile-dir "$PDIR" -p lo --sinks record -- \
+        env -i LD_LIBRARY_PATH="$P/lib/nccl-init" "$HARNESS" uid "$LIBNCCL" hold
+    c=$HELD
+    run --separate-stderr "$NI" verify $(printf -- '--pid %s ' $w $c)
+    echo "$output"
+    assert_success
+    assert_line --regexp '^PID +COMMAND +BUFFSIZE +SOCKET_IFN +LIBNCCL$'
+    for p in $w; do
+        # no NCCL_* in its environment: the key NCCL read is NCCL's word, the other the plugin's record
+        run tr '\0' '\n' <"/proc/$p/environ"
+        refute_output --regexp '^NCCL_'
+        run --separate-stderr "$NI" verify $(printf -- '--pid %s ' $w $c)
+        assert_line --regexp "^$p +python3 +plugin +nccl:rec +2\.28\.9"
+        assert_line --regexp "^pid $p \(python3\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from the record; not asked yet: NCCL_BUFFSIZE "
+    done
+    assert_line --regexp "^$c +plugin-harness +plugin +nccl:rec +2\.28\.9"
+    assert_line --regexp "^pid $c \(plugin-harness\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from the record"
+    assert_line --regexp '^3 processes checked, 3 with every value '
+}
+
+@test "a worker that sets its own NCCL_SOCKET_IFNAME: verify exits 1 naming it, NCCL's value and the --enforce hint; under --enforce NCCL reads the record's, exit 0" {
+    start "$NI" -q --profile-dir "$PDIR" -p lo --sinks record -- \
+        env LD_LIBRARY_PATH="$P/lib/nccl-init" /usr/bin/python3 -I "$ENVPROBE" workers 1 NCCL_SOCKET_IFNAME=eth9 "$LIBNCCL"
+    local w
+    w=$(workers_of 0 1)
+    [ -n "$w" ]
+    run --separate-stderr "$NI" verify --pid "$w"
+    echo "$output"
+    [ "$status" = 1 ]
+    assert_line --regexp "^$w +python3 +plugin +CONFLICT "
+    assert_output --regexp "pid $w \(python3\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=eth9 from its own environment, not the profile's lo.*--enforce"
+    # the same under --enforce
+    kill -TERM "${PIDS[0]}"
+    wait "${PIDS[0]}" || true
+    start "$NI" -q --enforce --profile-dir "$PDIR" -p lo --sinks record -- \
+        env LD_LIBRARY_PATH="$P/lib/nccl-init" /usr/bin/python3 -I "$ENVPROBE" workers 1 NCCL_SOCKET_IFNAME=eth9 "$LIBNCCL"
+    w=$(workers_of 1 1)
+    grep -q "^worker $w: ok" "$TMP/out.1"
+    run --separate-stderr "$NI" verify --pid "$w"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$w +python3 +plugin +nccl:enf "
+}
+
+@test "verify over two libnccl copies in one process: both NCCLs' reads" {
+    write_record
+    cp "$(readlink -f "$LIBNCCL")" "$TMP/libnccl.so.2"
+    start env -i NCCL_ENV_PLUGIN="$SO" /usr/bin/python3 -I "$ENVPROBE" copies "$TMP/libnccl.so.2" "$LIBNCCL"
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_success
+    assert_line --regexp "^$HELD +python3 +plugin +nccl:rec "
+    assert_output --partial "$TMP/libnccl.so.2"
+    [ "$(grep -o 'NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from the record' <<<"$output" | wc -l)" = 2 ]
+    run --separate-stderr "$NI" verify --json --pid "$HELD"
+    python3 -c '
+import json, sys
+row = [r for r in json.load(sys.stdin)["processes"] if r["pid"] == int(sys.argv[1])][0]
+w = row["witness"]
+assert w["trusted"], w
+assert [c["copy"] for c in w["copies"]] == [1, 2], w["copies"]
+assert {(r["copy"], r["name"], r["value"], r["from"]) for r in w["reads"]} == \
+    {(1, "NCCL_SOCKET_IFNAME", "lo", "record"), (2, "NCCL_SOCKET_IFNAME", "lo", "record")}, w["reads"]
+' "$HELD" <<<"$output"
+}
+
+@test "verify over a forked child: its own witness is trusted, and NCCL read lo from the record" {
+    write_record
+    start env -i NCCL_ENV_PLUGIN="$SO" /usr/bin/python3 -I "$ENVPROBE" fork "$LIBNCCL"
+    local child _
+    for _ in $(seq 200); do
+        child=$(sed -n 's/^child //p' "$TMP/out.0")
+        [ -n "$child" ] && break
+        sleep 0.05
+    done
+    run --separate-stderr "$NI" verify --pid "$child" --pid "$HELD"
+    echo "$output"
+    assert_success
+    refute_output --partial 'not trusted'
+    assert_line --regexp "^pid $child \(python3\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from the record"
+    assert_line --regexp "^pid $HELD \(python3\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from the record"
+}
+
+@test "plugin-harness (not NCCL): 4 threads write new names into the witness while verify reads it 20 times: trusted every time, exit 0" {
+    write_record
+    start "$HARNESS" threads "$SO" 4
+    local i
+    for i in $(seq 20); do
+        run --separate-stderr "$NI" verify --pid "$HELD"
+        [ "$status" = 0 ] || { echo "$output"; false; }
+        refute_output --partial 'not trusted'
+        assert_line --regexp "^pid $HELD \(plugin-harness\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from the record"
+        sleep 0.1
+    done
+    # lines were being added meanwhile
+    [ "$(witness_of "$HELD" | grep -c 'name=NCCL_HARNESS_T')" -gt 40 ]
+}
+
+@test "plugin-harness (not NCCL): v2, the six tuning keys asked as a communicator init asks them: verify shows nccl:rec for each key of the profile, exit 0" {
+    keep_writer --profile-dir "$PROFILES" --sinks record -p pcie-8gpu -p "$PDIR/lo.env"
+    start "$HARNESS" comm-init "$SO"
+    run --separate-stderr "$NI" verify --pid "$HELD"
+    echo "$output"
+    assert_success
+    assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +P2P_LEVEL +PROTO +SOCKET_IFN'
+    assert_line --regexp "^$HELD +plugin-harness +nccl:rec +nccl:rec +nccl:rec +nccl:rec +nccl:rec +plugin"
+    assert_line --regexp "^pid $HELD \(plugin-harness\): NCCL 2\.30\.7 read NCCL_ALGO=Ring from the record"
+    assert_output --regexp 'not asked yet: NCCL_SOCKET_IFNAME'
 }

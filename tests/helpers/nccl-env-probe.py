@@ -28,6 +28,12 @@ usage: nccl-env-probe.py [MODE [ARGS]] LIBNCCL
   fork             ncclGetUniqueId, then os.fork: the child calls
                    ncclGetUniqueId again and prints "child PID"; both then
                    hold ("held PID" from the parent)
+  workers N [NAME=VALUE]
+                   takes every NCCL_* out of os.environ, then starts N
+                   multiprocessing spawn workers; each sets NAME=VALUE if
+                   given, calls ncclGetUniqueId (its result as "worker PID:
+                   ok" or "worker PID: failed RC") and sleeps until killed;
+                   then "held PID" from the parent, which sleeps too
   threads PLUGIN NAME
                    ncclGetUniqueId, then PLUGIN's getEnv(NAME) from 8
                    threads at once (ctypes lets go of the GIL in the call),
@@ -166,6 +172,33 @@ def threads(plugin, name):
     return True
 
 
+def held_worker(lib, setting, ready):
+    if setting:
+        name, _, value = setting.partition("=")
+        os.environ[name] = value
+    nccl = ctypes.CDLL(lib)
+    uid = ctypes.create_string_buffer(128)
+    rc = nccl.ncclGetUniqueId(uid)
+    ctypes.CDLL(None).fflush(None)
+    print("worker %d: %s" % (os.getpid(), "ok" if rc == 0 else "failed %d" % rc), flush=True)
+    ready.put(os.getpid())
+    time.sleep(60)
+
+
+def workers(lib, n, setting):
+    import multiprocessing
+    for k in [k for k in os.environ if k.startswith("NCCL_")]:
+        del os.environ[k]
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Queue()
+    ps = [ctx.Process(target=held_worker, args=(lib, setting, ready)) for _ in range(n)]
+    for p in ps:
+        p.start()
+    for _ in ps:
+        ready.get(timeout=50)
+    hold()
+
+
 def witness_lines():
     for fd in sorted(os.listdir("/proc/self/fd"), key=int):
         try:
@@ -183,7 +216,7 @@ def hold():
 
 
 def main(argv):
-    modes = ("spawn", "hold", "threads", "comm", "v2", "witness", "copies", "fork")
+    modes = ("spawn", "hold", "threads", "comm", "v2", "witness", "copies", "fork", "workers")
     mode = argv[1] if argv[1] in modes else ""
     args = argv[2:-1] if mode else []
     lib = argv[-1]
@@ -197,6 +230,9 @@ def main(argv):
         return p.exitcode
     if mode == "v2":
         return 0 if v2(args[0], args[1]) else 1
+    if mode == "workers":
+        workers(lib, int(args[0]), args[1] if len(args) > 1 else "")
+        return 0
     if mode == "comm":
         ok = comm(lib)
         for line in witness_lines() or ["none"]:

@@ -1,7 +1,7 @@
 /* plugin-harness: the env plugin (build/libnccl-env.so) as a C server
  * meets it, for tests/plugin.bats (issue 34).
  *
- *   plugin-harness uid LIBNCCL [closed-stdout]
+ *   plugin-harness uid LIBNCCL [closed-stdout | hold]
  *       A C server: dlopens the real libnccl.so.2 and calls ncclGetUniqueId
  *       (NCCL's first init: it loads and inits the env plugin), then prints
  *       "pid PID" and "uniqueid: ok" (or "uniqueid: failed RC") on stderr
@@ -11,7 +11,9 @@
  *       stdio, by design, unless NCCL_DEBUG_FILE is set) stay in a 1 MiB
  *       stdio buffer that is never flushed: only a direct write(2) to fd 1,
  *       which is what the plugin did, can raise SIGPIPE (exit 141 in the
- *       shell). Without it, stdout is flushed before the end.
+ *       shell). Without it, stdout is flushed before the end. With hold,
+ *       it prints "held PID" on stdout after NCCL's init and sleeps until
+ *       killed, for verify to read it.
  *
  *   plugin-harness errno PLUGIN
  *       ncclEnvPlugin_v1 and ncclEnvPlugin_v2 of PLUGIN, as NCCL calls them:
@@ -92,7 +94,9 @@ static void *sym_or_die(void *h, const char *name)
     return s;
 }
 
-static int uid(const char *lib, int closed_stdout)
+static void held(void);
+
+static int uid(const char *lib, int closed_stdout, int hold)
 {
     static char big[1 << 20];
     setvbuf(stdout, big, _IOFBF, sizeof big);
@@ -117,6 +121,8 @@ static int uid(const char *lib, int closed_stdout)
     else
         fprintf(stderr, "uniqueid: ok\n");
     fflush(stderr);
+    if (hold)
+        held();
     _exit(rc != 0);
 }
 
@@ -374,7 +380,8 @@ static int fork_mode(const char *path)
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "uid") == 0)
-        return uid(argv[2], argc > 3 && strcmp(argv[3], "closed-stdout") == 0);
+        return uid(argv[2], argc > 3 && strcmp(argv[3], "closed-stdout") == 0,
+                   argc > 3 && strcmp(argv[3], "hold") == 0);
     if (argc == 3 && strcmp(argv[1], "errno") == 0)
         return errno_mode(argv[2]);
     if (argc == 5 && strcmp(argv[1], "exit-race") == 0)
