@@ -69,6 +69,16 @@ say "nccl-init verify, in the server's PID namespace (docker exec, kubectl exec)
 status=0
 nsenter -t "$pid1" -m -p "$NI" verify || status=$?
 echo "  exit status $status"
+# The same as JSON, for tools: NCCL's reads (its env plugin's witness) per process.
+nsenter -t "$pid1" -m -p "$NI" verify --json >"$D/verify.json" || true
+/usr/bin/python3 -S -c '
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["processes"] if r.get("witness")]
+print("  verify --json (%s): NCCL'"'"'s reads in %d process%s" % (sys.argv[2], len(rows), "" if len(rows) == 1 else "es"))
+for r in rows:
+    reads = ", ".join("%s=%s from %s" % (x["name"], x["value"], x["from"]) for x in r["witness"]["reads"])
+    print("    pid %d: %s" % (r["pid"], reads or "none of the profile'"'"'s keys yet"))
+' "$D/verify.json" "${D#"$PWD"/}/verify.json"
 
 say "docker stop: SIGTERM to nccl-init, which stops the server first, then its tree"
 kill -TERM "$pid1"

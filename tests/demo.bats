@@ -76,12 +76,36 @@ setup() {
     refute_output --partial MISSING
     refute_output --partial CONFLICT
     if [ -r "$LIB" ]; then
-        assert_line --regexp '^[0-9]+ +python3 +plugin +plugin +plugin +plugin +plugin +plugin +2\.'
+        # the key NCCL asked without a GPU is NCCL's own word (the plugin's
+        # witness); the tuning keys, asked only at a communicator, the plugin's record
+        assert_line --regexp '^[0-9]+ +python3 +plugin +plugin +plugin +plugin +plugin +nccl:rec +2\.'
+        assert_line --regexp '^pid [0-9]+ \(python3\): NCCL 2\.28\.9 read NCCL_SOCKET_IFNAME=lo from the record; not asked yet: NCCL_ALGO NCCL_BUFFSIZE NCCL_MAX_NCHANNELS NCCL_P2P_LEVEL NCCL_PROTO \(NCCL asks the tuning keys at its first communicator\)'
         assert_line --regexp '^11 processes checked, 11 with every value \(profile pcie-8gpu,demo-socket, digest [0-9a-f]{12}\)$'
     else
         assert_line --regexp '^10 processes checked, 10 with every value'
     fi
     assert_line '  exit status 0'
+}
+
+@test "verify --json over the running server: NCCL's reads, per process that loaded NCCL, in build/demo/verify.json" {
+    [ -r "$LIB" ] || skip "no libnccl.so.2 on this machine ($LIB)"
+    run section "nccl-init verify"
+    assert_line "  verify --json (build/demo/verify.json): NCCL's reads in 1 process"
+    assert_line --regexp '^    pid [0-9]+: NCCL_SOCKET_IFNAME=lo from record$'
+    # the document itself: the NCCL worker's witness, trusted, its NCCL and its read
+    run python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [r for r in doc["processes"] if r.get("witness")]
+assert len(rows) == 1, rows
+w = rows[0]["witness"]
+assert w["trusted"] and w["pid"] == rows[0]["pid"], w
+assert [(c["version"], c["interface"]) for c in w["copies"]] == [("2.28.9", "v1")], w["copies"]
+assert [(r["name"], r["value"], r["from"]) for r in w["reads"]] == [("NCCL_SOCKET_IFNAME", "lo", "record")], w["reads"]
+print("ok")
+' "$REPO/build/demo/verify.json"
+    echo "$output"
+    assert_output ok
 }
 
 @test "the stop: the server drains first, then its workers; no SIGKILL, the server's exit status" {
@@ -132,9 +156,14 @@ setup() {
 }
 
 @test "the README's verify sample (\"Did it work?\") is make demo's output, PIDs and digest aside" {
-    # Both sides with the PIDs and the digest replaced; each README line must
-    # be a line of the demo's verify.
-    norm() { sed -E 's/^[0-9]+ /PID /; s/digest [0-9a-f]{12}/digest DIGEST/'; }
+    # Both sides with the PIDs, the digest and the library's path replaced
+    # (under make test's sandbox, overlay on overlay, the kernel's map names
+    # it /local/cuda-13.0/...); each README line must be a line of the
+    # demo's verify.
+    norm() {
+        sed -E 's/^[0-9]+ /PID /; s/^pid [0-9]+ /pid PID /; s/digest [0-9a-f]{12}/digest DIGEST/
+            s/\[copy ([0-9]+): (v[12]), [^]]*\]$/[copy \1: \2, LIB]/'
+    }
     local block demo line n=0
     block=$(awk '/^## Did it work\?/ { on = 1 } on && /^\$ nccl-init verify$/ { grab = 1; next }
         grab && /^```$/ { exit } grab' "$REPO/README.md" | norm)
