@@ -55,19 +55,26 @@ probe() {
     echo "$output"
 }
 
+# after FILE PREFIX: what follows "PREFIX " on FILE's first such line, once
+# there is one (15 s at most).
+after() {
+    local v _
+    for _ in $(seq 300); do
+        v=$(sed -n "s/^$2 //p" "$1" | head -n1)
+        [ -n "$v" ] && { echo "$v"; return 0; }
+        sleep 0.05
+    done
+    cat "$1" >&2
+    return 1
+}
+
 # start BACKGROUND-COMMAND...: runs it with its output in $TMP/out.N and
 # waits for its "held PID" line; HELD: that pid.
 start() {
-    local out=$TMP/out.${#PIDS[@]} _
+    local out=$TMP/out.${#PIDS[@]}
     "$@" >"$out" 2>&1 &
     PIDS+=("$!")
-    for _ in $(seq 300); do
-        HELD=$(sed -n 's/^held //p' "$out" | head -n1)
-        [ -n "$HELD" ] && return 0
-        sleep 0.05
-    done
-    cat "$out" >&2
-    return 1
+    HELD=$(after "$out" held)
 }
 
 @test "an env -i process: the witness names its pid, the record, NCCL 2.28.9 (v1) and its library, and NCCL_SOCKET_IFNAME=lo from the record" {
@@ -132,12 +139,8 @@ start() {
 @test "a forked child (os.fork after NCCL's init) holds a witness of its own, with its parent's lines; the parent's has none of the child's" {
     write_record
     start env -i NCCL_ENV_PLUGIN="$SO" /usr/bin/python3 -I "$ENVPROBE" fork "$LIBNCCL"
-    local child _
-    for _ in $(seq 200); do
-        child=$(sed -n 's/^child //p' "$TMP/out.0")
-        [ -n "$child" ] && break
-        sleep 0.05
-    done
+    local child
+    child=$(after "$TMP/out.0" child)
     [ -n "$child" ]
     run witness_of "$child"
     echo "$output"
@@ -328,12 +331,8 @@ assert {(r["copy"], r["name"], r["value"], r["from"]) for r in w["reads"]} == \
 @test "verify over a forked child: its own witness is trusted, and NCCL read lo from the record" {
     write_record
     start env -i NCCL_ENV_PLUGIN="$SO" /usr/bin/python3 -I "$ENVPROBE" fork "$LIBNCCL"
-    local child _
-    for _ in $(seq 200); do
-        child=$(sed -n 's/^child //p' "$TMP/out.0")
-        [ -n "$child" ] && break
-        sleep 0.05
-    done
+    local child
+    child=$(after "$TMP/out.0" child)
     run --separate-stderr "$NI" verify --pid "$child" --pid "$HELD"
     echo "$output"
     assert_success
