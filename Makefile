@@ -117,7 +117,7 @@ $(BUILD)/nccl-init: $(SRCS) $(HDRS) $(CAPDIR)/lib/libcap.a Makefile | $(DEPS_STA
 # and the two marked), NEEDED is libc.so.6 alone (--no-undefined catches
 # anything else), and no symbol may need a glibc newer than 2.28 (RHEL 8):
 # the check after the link fails the build otherwise. It includes only
-# init/lib/paths.h of init/. -z nodelete: NCCL's atexit handler dlcloses
+# init/lib/paths.h and init/lib/witness.h of init/. -z nodelete: NCCL's atexit handler dlcloses
 # the plugin while the server's other threads may still be inside getEnv;
 # unmapped under them, they died of SIGSEGV at exit (issue 34, finding 5).
 # Kept mapped, they run on until the process ends.
@@ -166,7 +166,7 @@ $(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) $(HDRS) | $(DEPS_STAMP)
 	gcc $(SAN_CFLAGS) -Itests/unit -o $@ $< $(SAN_OBJS) -lcmocka -lcap
 
 # tests/unit/plugin/test_MODULE.c tests plugin/MODULE.c, linked with the
-# plugin's sources alone (it takes nothing of init/ but lib/paths.h).
+# plugin's sources alone (it takes nothing of init/ but lib/paths.h and lib/witness.h).
 PLUGIN_UNIT_TESTS := $(filter $(BUILD)/unit/plugin/%,$(UNIT_TESTS))
 $(PLUGIN_UNIT_TESTS): $(BUILD)/unit/plugin/test_%: tests/unit/plugin/test_%.c plugin/%.c $(PLUGIN_HDRS) \
 		tests/unit/scratch.h | $(DEPS_STAMP)
