@@ -22,6 +22,7 @@
 #include "lib/witness.h"
 
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -285,72 +286,58 @@ void witness_record(const struct record *r, int status, int warn)
     pthread_mutex_unlock(&wlock);
 }
 
-/* The mappings of the file that holds addr, from /proc/self/maps: a
- * library's segments are mapped in a row, so its range is the run of
- * lines with its device and inode around the line with addr. path gets
- * the file's name, "?" when addr is in no file. Read in pieces into a
- * stack buffer: a Python process with torch maps thousands of lines. */
-static void mapping_of(uintptr_t addr, struct copy *c, char *path, size_t cap)
+struct find_object {
+    uintptr_t addr;
+    struct copy range;
+    const char *name;
+    bool found;
+};
+
+static int object_has(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    c->lo = c->hi = addr;
-    snprintf(path, cap, "?");
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return;
-    char buf[8192];
-    size_t have = 0;
-    bool in_run = false, found = false, done = false;
-    unsigned long run_dev_major = 0, run_dev_minor = 0, run_ino = 0;
-    uintptr_t run_lo = 0, run_hi = 0;
-    while (!done) {
-        ssize_t n = read(fd, buf + have, sizeof buf - have);
-        if (n < 0 && errno == EINTR)
+    (void)size;
+    struct find_object *f = arg;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
             continue;
-        bool eof = n <= 0;
-        if (!eof)
-            have += (size_t)n;
-        char *line = buf;
-        char *nl;
-        while (!done && (nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-            *nl = '\0';
-            unsigned long lo, hi, off, maj, min, ino;
-            char perms[8];
-            int pos = 0;
-            if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu %n", &lo, &hi, perms, &off, &maj, &min,
-                       &ino, &pos) >= 7) {
-                bool same = in_run && ino != 0 && ino == run_ino && maj == run_dev_major &&
-                            min == run_dev_minor;
-                if (!same) {
-                    if (found) {
-                        done = true;
-                        break;
-                    }
-                    in_run = true;
-                    run_lo = lo;
-                    run_dev_major = maj, run_dev_minor = min, run_ino = ino;
-                }
-                run_hi = hi;
-                if (addr >= lo && addr < hi) {
-                    found = true;
-                    if (ino != 0 && pos > 0 && line[pos])
-                        snprintf(path, cap, "%s", line + pos);
-                }
-            }
-            line = nl + 1;
-        }
-        size_t rest = have - (size_t)(line - buf);
-        if (rest == sizeof buf) /* a line longer than the buffer: skipped */
-            rest = 0;
-        memmove(buf, line, rest);
-        have = rest;
-        if (eof)
-            break;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (start < lo)
+            lo = start;
+        if (start + ph->p_memsz > hi)
+            hi = start + ph->p_memsz;
     }
-    close(fd);
-    if (found) {
-        c->lo = run_lo;
-        c->hi = run_hi;
+    if (f->addr < lo || f->addr >= hi)
+        return 0;
+    f->range = (struct copy){ lo, hi };
+    f->name = info->dlpi_name;
+    f->found = true;
+    return 1;
+}
+
+/* The loaded object (a libnccl, or the program itself) whose segments
+ * hold addr: its range, and its path as the loader has it (as dlopen was
+ * given it, or as found on the loader's path; the program's own is
+ * /proc/self/exe's link). From the loader's own list (dl_iterate_phdr),
+ * not /proc/self/maps: nothing to read or parse at NCCL's first init.
+ * False, and path "?", when no object holds it. */
+static bool object_of(uintptr_t addr, struct copy *c, char *path, size_t cap)
+{
+    struct find_object f = { .addr = addr };
+    snprintf(path, cap, "?");
+    if (!dl_iterate_phdr(object_has, &f) || !f.found)
+        return false;
+    *c = f.range;
+    if (f.name && f.name[0]) {
+        snprintf(path, cap, "%s", f.name);
+        return true;
     }
+    ssize_t n = readlink("/proc/self/exe", path, cap - 1);
+    path[n > 0 ? n : 0] = '\0';
+    if (n <= 0)
+        snprintf(path, cap, "?");
+    return true;
 }
 
 /* The copy whose code is at addr: 1.., or 0 for none. */
@@ -370,9 +357,9 @@ void witness_nccl(const void *caller, int interface, uint8_t major, uint8_t mino
     if (writable()) {
         char path[4096];
         struct copy c;
-        mapping_of((uintptr_t)caller, &c, path, sizeof path);
+        bool known = object_of((uintptr_t)caller, &c, path, sizeof path);
         unsigned n = copy_of((uintptr_t)caller);
-        if (n == 0 && ncopies < COPIES_MAX && c.hi > c.lo) {
+        if (n == 0 && ncopies < COPIES_MAX && known) {
             copies[ncopies] = c;
             n = __atomic_add_fetch(&ncopies, 1, __ATOMIC_RELEASE);
         }
