@@ -9,7 +9,7 @@
 #   make bench      benchmarks that report (no verdicts): start-up against true, the floor and
 #                   tini-static (BENCH_BASELINE=OLD-BINARY adds its rows), the Python hook, PID 1, verify, memory,
 #                   the NCCL env plugin (NCCL's first init with and without it, one getEnv call)
-#   make fuzz       fuzz the profile parser (FUZZ_SECONDS, default 600)
+#   make fuzz       fuzz the profile parser, then the witness parser (FUZZ_SECONDS each, default 600)
 #   make image      the image (VARIANT=sglang|vllm|parts, IMAGE=TAG, ENGINE=docker|buildah,
 #                   BASE_IMAGE=, BUILDER_IMAGE=, NCCL_INIT_PROFILE=: the build arguments)
 #   make probe      build/nccl-probe (needs the CUDA toolkit and NCCL headers)
@@ -241,10 +241,18 @@ $(BUILD)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c tests/fuzz/ignorelist.txt 
 	clang $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-fsanitize-coverage-ignorelist=tests/fuzz/ignorelist.txt -o $@ $< $(LIB_SRCS) -lcap
 
-fuzz: $(BUILD)/fuzz/fuzz_profile
-	@mkdir -p $(BUILD)/fuzz/corpus
+# The witness parser: what any program could write into a memfd of that name.
+$(BUILD)/fuzz/fuzz_witness: tests/fuzz/fuzz_witness.c $(LIB_SRCS) $(HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	clang $(STD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $< $(LIB_SRCS) -lcap
+
+fuzz: $(BUILD)/fuzz/fuzz_profile $(BUILD)/fuzz/fuzz_witness
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/witness-corpus
 	$(BUILD)/fuzz/fuzz_profile -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-dict=tests/fuzz/dict.txt -print_final_stats=1 $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_witness -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
+		-print_final_stats=1 $(BUILD)/fuzz/witness-corpus tests/fuzz/witness-corpus
 
 # make install [PREFIX=/usr/local] [SYSCONFDIR=/etc] [DESTDIR=]:
 #   $(PREFIX)/bin/nccl-init, $(PREFIX)/lib/nccl-init/libnccl-env.so (the NCCL
