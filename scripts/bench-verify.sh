@@ -25,12 +25,13 @@ guard_begin
 rm -rf "$ROOT"
 mkdir -p "$ROOT/etc" "$ROOT/run"
 pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+writer=
+cleanup() { kill $writer "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap cleanup EXIT
 # its writer runs while verify reads it
 "$NI" -q --root "$ROOT" --sinks record --profile-dir profiles -p pcie-8gpu -- sleep 100000 2>/dev/null &
-pids+=($!)
-until grep -qx "NCCL_INIT_PID=$!" "$ROOT/run/nccl-init/profile.env" 2>/dev/null; do sleep 0.05; done
+writer=$!
+until grep -qx "NCCL_INIT_PID=$writer" "$ROOT/run/nccl-init/profile.env" 2>/dev/null; do sleep 0.05; done
 mapfile -t values < <(grep -v '^#' "$ROOT/run/nccl-init/profile.env" | grep -v '^NCCL_INIT_\(PID\|START\)=')
 
 # PROCS sleeping processes that carry the resolved set, so that every one
