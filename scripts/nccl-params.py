@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Lists every environment variable an NCCL source tree reads, and where.
 
-NCCL reads its parameters in two ways:
+NCCL reads its parameters in three ways:
   - NCCL_PARAM(Name, "ENV", default) (src/include/param.h) defines
     ncclParamName(), which parses NCCL_ENV once per process with
     ncclLoadParam (src/misc/param.cc): strtoll(s, NULL, 0) into an int64;
+  - from 2.30.3, the parameter registry: DEFINE_NCCL_PARAM(name, type,
+    NCCL_KEY, default, flags, parser, desc) (src/include/param/param.h:37-42
+    at v2.30.7-1), whose key is a bare identifier that the macro
+    stringifies, loaded through the env plugin (src/param/param.cc);
   - direct reads: ncclGetEnv("NCCL_X") / getenv("NCCL_X") (and debug.cc's
     getEnvFunc, and ncclGetLevel's disableEnv/levelEnv arguments), each
     parsed by the code around it.
@@ -13,12 +17,16 @@ For each name this prints one tab-separated line:
 
   NAME  READ  ACCESSOR  DEFAULT  DECLARED  USED_IN
 
-  READ      param (an int64 through ncclLoadParam), env (a direct read,
-            parsed where it is read), param+env (both), or never (an
+  READ      param (an int64 through ncclLoadParam), registry (a
+            DEFINE_NCCL_PARAM), env (a direct read, parsed where it is
+            read), param+env or registry+env (both), or never (an
             NCCL_PARAM whose ncclParamName() nobody calls)
-  ACCESSOR  the function NCCL_PARAM defines (ncclParamName); "-" for none
-  DEFAULT   NCCL_PARAM's default expression; "-" for direct reads
-  DECLARED  file:line of the NCCL_PARAM, or of the first direct read
+  ACCESSOR  the function NCCL_PARAM defines (ncclParamName), or the
+            registry object's name; "-" for none
+  DEFAULT   NCCL_PARAM's or DEFINE_NCCL_PARAM's default expression; "-"
+            for direct reads
+  DECLARED  file:line of the NCCL_PARAM or DEFINE_NCCL_PARAM, or of the
+            first direct read
   USED_IN   file:function of every ncclParamName() call or direct read,
             comma-separated
 
@@ -45,6 +53,10 @@ PARAM_DECL = re.compile(r"\bint64_t\s+ncclParam\w+\s*\(\s*\)\s*;")
 COMMENT = re.compile(r"/\*.*?\*/|//.*$")
 MACRO = re.compile(r"^\s*#\s*define\s+(\w+)")
 DIRECT = re.compile(r'\b(ncclGetEnv|getenv|getEnvFunc)\s*\(\s*"(NCCL_\w+)"\s*\)')
+# The registry (2.30.3 on): the declaration may span lines; the key is the
+# third argument, a bare NCCL_ identifier (not a string).
+REGISTRY = re.compile(r"^[ \t]*DEFINE_NCCL_PARAM\(\s*(\w+)\s*,\s*[^,]+?\s*,\s*(NCCL_\w+)\s*,\s*([^,]*?)\s*,",
+                      re.M)
 LEVEL = re.compile(r'\bncclGetLevel\s*\([^,]+,\s*(?:"(NCCL_\w+)"|NULL)\s*,\s*"(NCCL_\w+)"\s*\)')
 # A function definition starts at column 0: "type name(" or "type Class::name(".
 # At least a return type before the name: "alignas(8)" or "NCCL_API(" are not.
@@ -75,10 +87,18 @@ def sources_from_git(repo, tag):
 
 
 def scan(files):
-    params = {}  # Name -> (ENV, default, where)
-    uses = {}    # Name -> [file:function]
-    direct = {}  # NCCL_X -> [where, [file:function]]
+    params = {}    # Name -> (ENV, default, where)
+    uses = {}      # Name -> [file:function]
+    direct = {}    # NCCL_X -> [where, [file:function]]
+    registry = {}  # NCCL_X -> (object, default, where)
     for rel, text in files:
+        if "DEFINE_NCCL_PARAM" in text:
+            code = "\n".join(COMMENT.sub("", line) for line in text.split("\n"))
+            for m in REGISTRY.finditer(code):
+                if "#" in code[code.rfind("\n", 0, m.start()) + 1:m.start(1)]:
+                    continue  # the macro's own #define
+                n = code.count("\n", 0, m.start(2)) + 1
+                registry.setdefault(m.group(2), (m.group(1), m.group(3), "%s:%d" % (rel, n)))
         func = "-"
         for n, line in enumerate(text.split("\n"), 1):
             line = COMMENT.sub("", line)
@@ -111,6 +131,8 @@ def scan(files):
         # A parameter whose ncclParam...() nobody calls is never read.
         rows[env] = ("param" if pname in uses else "never", "ncclParam" + pname, deft, where,
                      uses.get(pname, []))
+    for env, (obj, deft, where) in registry.items():
+        rows[env] = ("registry", obj, deft, where, [])
     for env, (where, used) in direct.items():
         if env in rows:
             read, acc, deft, w, u = rows[env]
