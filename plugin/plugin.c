@@ -16,7 +16,11 @@
  * NCCL_INIT_* lines are never served. A record that is missing, not trusted
  * or not parsable serves nothing (NCCL's own behaviour, getenv only), and
  * init says why in one log line; init always returns ncclSuccess, since a
- * failure would fail ncclGetUniqueId (NCCL 2.28.9). */
+ * failure would fail ncclGetUniqueId (NCCL 2.28.9).
+ *
+ * Every answer, once computed, goes to the witness (witness.c): the
+ * process's own record of what NCCL asked and got, which verify reads.
+ * It never changes an answer. */
 #include "nccl_env.h"
 #include "record.h"
 #include "text.h"
