@@ -48,8 +48,10 @@ REL_START := $(MUSL)/rcrt1.o $(MUSL)/crti.o $(shell gcc -print-file-name=crtbegi
 REL_END := -L$(CAPDIR)/lib -lcap -L$(MUSL) -lc $(shell gcc -print-libgcc-file-name) \
 	$(shell gcc -print-file-name=crtendS.o) $(MUSL)/crtn.o
 # Bytes, stripped: printed on every build; the build fails only above this,
-# a sign that something large came in, not a goal.
-SIZE_LIMIT := 262144
+# a sign that something large came in, not a goal. 320 KiB since NCCL's rules
+# per release (issue 36: the names of 2.28.9, 2.29.7 and 2.30.7, and the
+# rules that changed) took it past the 256 KiB it was.
+SIZE_LIMIT := 327680
 
 SAN_CFLAGS := $(STD) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

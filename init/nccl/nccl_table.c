@@ -111,6 +111,15 @@ static const char graph_file_text[] = "NCCL cannot open a file named \"\": commu
 static const char path_write_text[] = "NCCL cannot open a file named \"\" and dumps nothing";
 static const char sym_kernel_text[] = "NCCL enables no symmetric kernel";
 static const char ras_addr_text[] = "not an address: the RAS client socket is not set up";
+static const char subsys_new_tokens[] = "INIT,COLL,P2P,SHM,NET,GRAPH,TUNING,ENV,ALLOC,ALLOC_HOST,"
+                                        "CALL,PROXY,NVLS,BOOTSTRAP,REG,PROFILE,RAS,DESTROY,ALL";
+static const char cta_policy_tokens[] = "DEFAULT,EFFICIENCY,ZERO";
+static const char bool_tokens[] = "1,T,TRUE,0,F,FALSE";
+static const char ib_hca_text[] = "an empty port is port 0, which no device has: NCCL finds no "
+                                  "InfiniBand device there";
+static const char cta_policy_text[] = "NCCL ignores it (an INFO line only)";
+static const char no_cache_text[] = "NCCL ignores a name it does not know, without a word";
+static const char bool_text[] = "NCCL ignores it without a word: its default (off) applies";
 
 const struct value_rule value_rules[R_COUNT] = {
     /* Free text NCCL takes as written. */
@@ -386,6 +395,41 @@ const struct value_rule value_rules[R_COUNT] = {
     [R_SYM_KERNEL] = STRING(F_EMPTY_ERR, sym_kernel_text),
     /* ras/client_support.cc rasClientInitSocket: ncclSocketGetAddrFromString. */
     [R_RAS_ADDR] = STRING(F_EMPTY_ERR, ras_addr_text),
+
+    /* misc/utils.cc parseStringList (v2.28.9-1:src/misc/utils.cc:136-166):
+     * the port is atoi() of what follows ':', so an empty one is port 0. */
+    [R_IB_HCA] = { V_HCA, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, 0, ib_hca_text },
+
+    /* The later releases' rules; releases.h's generated table says which
+     * release uses each, from which release, and where in NCCL's source. */
+    /* 2.30.7 parseStringList: "hca:port:rail:plane", an empty port is any port. */
+    [R_IB_HCA_ANYPORT] = { V_HCA, 0, 0, 0, F_ANYPORT, 0, 0, 0, 0, 0, NONE, 0, 0 },
+    /* 2.29.2 init.cc getEnvCtaPolicyOnce: a leading digit alone (0, 1, 2;
+     * 3-9 INFO and unset), else strtok '|' tokens, strcasecmp, unknown
+     * ones ignored with an INFO line. */
+    [R_CTA_POLICY_ENUM] = { V_POLICY, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, cta_policy_tokens,
+                            cta_policy_text },
+    /* 2.29.2 paths.cc ncclTopoCheckGdr: ncclGetLevel as before, but a P2C
+     * path is no longer relabelled C2C. */
+    [R_GDR_LEVEL_P2C] = { V_LEVEL, 0, 0, 0, F_CASE | F_P2C, 0, 0, 0, 0, 0, NONE, level_tokens,
+                          level_text },
+    /* 2.29.7 misc/param.cc ncclGetEnvNoCacheOnce: strtok ',' tokens, strcmp
+     * "ALL" or a name; 2.30.3 param.cc: the same, tokens trimmed. */
+    [R_NO_CACHE] = { V_NAMES, 0, 0, 0, F_CASE, 0, 0, 0, 0, 0, NONE, "ALL", no_cache_text },
+    [R_NO_CACHE_TRIM] = { V_NAMES, 0, 0, 0, F_CASE | F_TRIM, 0, 0, 0, 0, 0, NONE, "ALL",
+                          no_cache_text },
+    /* 2.30.7 registry enum (param/parser_enum.h): trimmed, strcasecmp. */
+    [R_DEBUG_TRIM] = { V_ENUM, 0, 0, 0, F_TRIM, 0, 0, 0, 0, 0, NONE, debug_tokens, debug_text },
+    /* 2.30.7 registry bitset (param/parser_bitset.h): '^', trimmed
+     * case-insensitive tokens, one unknown rejects the value; DESTROY
+     * (2.30.3) and ALLOC_HOST (2.30.7) are new. An empty value is a mask of
+     * 0, as in 2.28.9. */
+    [R_SUBSYS_BITSET] = { V_MASK, 0, 0, 0, F_EMPTY_ERR | F_TRIM | F_WHOLE, 0, 0, 0, 0, 0, NONE,
+                          subsys_new_tokens, subsys_text },
+    [R_TS_LEVELS_BITSET] = { V_MASK, 0, 0, 0, F_EMPTY_ERR | F_TRIM | F_WHOLE, 0, 0, 0, 0, 0,
+                             NONE, ts_levels_tokens, ts_levels_text },
+    /* 2.30 registry bool (param/parser_default.h): no trimming. */
+    [R_BOOL] = { V_BOOL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NONE, bool_tokens, bool_text },
 };
 
 const char nccl_collectives[] = "Broadcast,Reduce,AllGather,ReduceScatter,AllReduce";
@@ -468,7 +512,7 @@ const struct nccl_param nccl_params[] = {
     { "NCCL_IB_ECE_ENABLE", R_SWITCH },
     { "NCCL_IB_FIFO_TC", R_IB_TC },
     { "NCCL_IB_GID_INDEX", R_IB_GID },
-    { "NCCL_IB_HCA", R_STRING_EMPTY_SAME },
+    { "NCCL_IB_HCA", R_IB_HCA },
     { "NCCL_IB_MERGE_NICS", R_SWITCH },
     { "NCCL_IB_MERGE_VFS", R_SWITCH },
     { "NCCL_IB_MQP_RETRY_ALL", R_SWITCH },

@@ -18,6 +18,11 @@ enum value_kind {
     V_ENUM,   /* exactly one of the tokens */
     V_MASK,   /* debug.cc's strtok lists: "[^]tok,tok", unknown names skipped */
     V_UNREAD, /* declared with NCCL_PARAM but never read: no effect at all */
+    /* The later releases' readings (releases.h says which release uses which): */
+    V_POLICY, /* a leading digit alone, or '|' tokens, unknown ones ignored (2.29.2 CTA policy) */
+    V_BOOL,   /* the 2.30 registry's bool: exactly 1|T|TRUE|0|F|FALSE, letters in any case */
+    V_HCA,    /* NCCL_IB_HCA: "[^][=]hca[:port...]" entries, comma-separated */
+    V_NAMES,  /* NCCL_NO_CACHE: full names or one of the tokens, comma-separated */
 };
 
 /* The C type NCCL keeps an integer in once it has parsed it as int64. */
@@ -43,6 +48,11 @@ enum rule_flags {
     F_NONPOS_DEF = 64,  /* V_INT: zero or negative: NCCL uses its default (getNthreads) */
     F_MIN2 = 128,       /* V_STRING: NCCL ignores values shorter than 2 bytes */
     F_POW2 = 256,       /* V_INT: not a power of two: NCCL uses its default */
+    F_TRIM = 512,       /* V_ENUM, V_MASK, V_NAMES: white space around the value or each
+                           token is trimmed (the 2.30 registry's parsers) */
+    F_WHOLE = 1024,     /* V_MASK: one unknown token discards the whole value */
+    F_P2C = 2048,       /* V_LEVEL: a level below P2C turns GDR off on CPU-attached NICs */
+    F_ANYPORT = 4096,   /* V_HCA: an empty port means any port (else port 0) */
 };
 
 struct value_rule {
@@ -57,7 +67,9 @@ struct value_rule {
 };
 
 /* Rule ids, one per distinct way of reading. Each rule in nccl_table.c says
- * where in NCCL 2.28.9 it comes from. */
+ * where in NCCL 2.28.9 it comes from; those after R_RAS_ADDR are the later
+ * releases' (and R_IB_HCA 2.28.9's port rule), which the generated
+ * releases table assigns per release. */
 enum rule_id {
     R_STRING, R_STRING_EMPTY_SAME, R_UNREAD,
     R_I64, R_I32, R_U32, R_U16, R_SIZE_I32,
@@ -75,6 +87,8 @@ enum rule_id {
     R_PROTO, R_ALGO, R_LEVEL, R_DEBUG, R_SUBSYS, R_TS_LEVELS, R_TS_FORMAT, R_NET, R_NET_PLUGIN,
     R_HOSTID, R_COMM_ID, R_IFNAME, R_FAMILY, R_IB_FAMILY, R_LAUNCH_MODE, R_TOPO_FILE,
     R_PATH_WRITE, R_SYM_KERNEL, R_RAS_ADDR, R_GRAPH_FILE,
+    R_IB_HCA, R_IB_HCA_ANYPORT, R_CTA_POLICY_ENUM, R_GDR_LEVEL_P2C, R_NO_CACHE,
+    R_NO_CACHE_TRIM, R_DEBUG_TRIM, R_SUBSYS_BITSET, R_TS_LEVELS_BITSET, R_BOOL,
     R_COUNT
 };
 

@@ -6,6 +6,7 @@
 #include "nccl/nccl_lib.h"
 #include "nccl/nccl_table.h"
 #include "nccl/plugin_keys.h"
+#include "nccl/releases.h"
 #include "nccl/servers.h"
 #include "lib/mem.h"
 #include "lib/paths.h"
@@ -13,6 +14,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -138,6 +140,13 @@ static const char *token_at(const char *tokens, int i, int *len)
 
 /* ---- findings ---- */
 
+/* One release's finding about a value, kept to compare with the others'. */
+#define FINDING_MAX 512
+struct finding {
+    int sev;  /* DIAG_ERROR or DIAG_WARNING; -1: none */
+    char text[FINDING_MAX];
+};
+
 /* One judgement: the entry, where findings go (d may be NULL: reading only),
  * and the reading being filled in. */
 struct judge {
@@ -148,6 +157,7 @@ struct judge {
     struct buf *why; /* not NULL: the finding's text goes here when it is an error
                         in a profile, and nothing is reported (nccl_refuses) */
     struct nccl_reading *out;
+    struct finding *cap; /* not NULL: the finding goes here, and nothing is reported */
     bool said;
 };
 
@@ -155,15 +165,20 @@ struct judge {
 static void say(struct judge *j, int sev, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(struct judge *j, int sev, const char *fmt, ...)
 {
-    if ((!j->d && !j->why) || j->said)
+    if ((!j->d && !j->why && !j->cap) || j->said)
         return;
     j->said = true;
-    char what[512];
+    char what[FINDING_MAX];
     struct buf w = BUF_FIXED(what);
     va_list ap;
     va_start(ap, fmt);
     buf_vprintf(&w, fmt, ap);
     va_end(ap);
+    if (j->cap) {
+        j->cap->sev = sev;
+        memcpy(j->cap->text, what, sizeof what);
+        return;
+    }
     if (j->why) {
         if (sev == DIAG_ERROR)
             buf_str(j->why, what);
@@ -357,7 +372,7 @@ static void judge_int(struct judge *j)
 }
 
 /* ncclGetLevel (src/graph/paths.cc). */
-static void judge_level(struct judge *j)
+static void judge_level_value(struct judge *j)
 {
     const struct value_rule *r = j->r;
     struct nccl_reading *o = j->out;
@@ -412,6 +427,19 @@ static void judge_level(struct judge *j)
         say(j, DIAG_ERROR, "unknown level (expected one of %s, or a number from 0: 0 LOC, 1 PIX, "
                            "2 PXB, 3 PHB, 4 SYS); %s", r->tokens, r->text);
     }
+}
+
+/* ncclGetLevel, and from 2.29.2 (F_P2C) what NET_GDR_LEVEL's new default
+ * makes of a level below P2C. */
+static void judge_level(struct judge *j)
+{
+    judge_level_value(j);
+    const struct value_rule *r = j->r;
+    if ((r->flags & F_P2C) && !j->said && j->out->reads == NR_LEVEL &&
+        j->out->value < token_index(r->tokens, "P2C", 3, false))
+        say(j, DIAG_WARNING, "from 2.29.2 NCCL's default is P2C, and a CPU-attached NIC's path "
+                             "is P2C: a level below it turns GPU-direct RDMA off on such NICs "
+                             "(2.28.9 counted them as C2C)");
 }
 
 /* Sets cell e of collective f's row (every row when f < 0) to v. */
@@ -548,15 +576,28 @@ static void judge_list(struct judge *j)
         list_leaves_none(j, proto);
 }
 
+/* The span of s without the white space around it (F_TRIM: the 2.30
+ * registry's trim()); s and n unchanged otherwise. */
+static void trimmed(const struct value_rule *r, const char **s, size_t *n)
+{
+    if (!(r->flags & F_TRIM))
+        return;
+    while (*n && (**s == ' ' || (**s >= '\t' && **s <= '\r')))
+        (*s)++, (*n)--;
+    while (*n && ((*s)[*n - 1] == ' ' || ((*s)[*n - 1] >= '\t' && (*s)[*n - 1] <= '\r')))
+        (*n)--;
+}
+
 static void judge_enum(struct judge *j)
 {
     const struct value_rule *r = j->r;
     const char *s = j->e->value;
     size_t n = strlen(s);
+    trimmed(r, &s, &n);
     bool exact = !(r->flags & F_CASE);
     if (token_index(r->tokens, s, n, exact) >= 0)
         return;
-    if (!*s) {
+    if (!n) {
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
@@ -572,7 +613,8 @@ static void judge_enum(struct judge *j)
 }
 
 /* debug.cc's lists: "^" inverts, strtok skips empty names, unknown ones
- * are skipped without a word. */
+ * are skipped without a word; the 2.30 registry's bitset (F_TRIM,
+ * F_WHOLE) trims each name and drops the whole value for one unknown. */
 static void judge_mask(struct judge *j)
 {
     const struct value_rule *r = j->r;
@@ -585,10 +627,104 @@ static void judge_mask(struct judge *j)
         s++;
     for (;;) {
         size_t n = strcspn(s, ",");
-        if (n && token_index(r->tokens, s, n, true) < 0) {
-            say(j, DIAG_ERROR, "unknown name '%.*s' (expected %s; a leading '^' excludes): NCCL "
-                               "skips it without a word", (int)n, s, r->tokens);
+        const char *t = s;
+        size_t tn = n;
+        trimmed(r, &t, &tn);
+        if (tn && token_index(r->tokens, t, tn, true) < 0) {
+            if (r->flags & F_WHOLE)
+                say(j, DIAG_ERROR, "unknown name '%.*s' (expected %s; a leading '^' excludes): "
+                                   "NCCL discards the whole value without a word, and its "
+                                   "default applies", (int)tn, t, r->tokens);
+            else
+                say(j, DIAG_ERROR, "unknown name '%.*s' (expected %s; a leading '^' excludes): "
+                                   "NCCL skips it without a word", (int)tn, t, r->tokens);
             return;
+        }
+        if (!s[n])
+            return;
+        s += n + 1;
+    }
+}
+
+/* 2.29.2's NCCL_CTA_POLICY (init.cc getEnvCtaPolicyOnce): a leading digit
+ * is read alone, else '|' tokens (strtok, strcasecmp), unknown ones ignored. */
+static void judge_policy(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    const char *s = j->e->value;
+    if (!*s) {
+        say(j, DIAG_WARNING, "empty: the same as not setting it");
+        return;
+    }
+    if (*s >= '0' && *s <= '9') {
+        if (*s > '2')
+            say(j, DIAG_ERROR, "only 0, 1 and 2 are policies: %s, and uses DEFAULT", r->text);
+        else if (s[1])
+            say(j, DIAG_ERROR, "NCCL reads only its first digit, %c", *s);
+        return;
+    }
+    for (;;) {
+        size_t n = strcspn(s, "|");
+        if (n && token_index(r->tokens, s, n, true) < 0) {
+            say(j, DIAG_ERROR, "unknown policy '%.*s' (expected %s, joined with '|'): %s",
+                (int)n, s, r->tokens, r->text);
+            return;
+        }
+        if (!s[n])
+            return;
+        s += n + 1;
+    }
+}
+
+/* The 2.30 registry's bool: the whole value, untrimmed. */
+static void judge_bool(struct judge *j)
+{
+    const char *s = j->e->value;
+    if (!*s)
+        say(j, DIAG_WARNING, "empty: the same as not setting it");
+    else if (token_index(j->r->tokens, s, strlen(s), true) < 0)
+        say(j, DIAG_ERROR, "not a boolean (expected 1, T, TRUE, 0, F or FALSE): %s", j->r->text);
+}
+
+/* NCCL_IB_HCA's entries: "[^][=]hca[:port...]"; without F_ANYPORT, an
+ * empty port (atoi("")) is port 0. */
+static void judge_hca(struct judge *j)
+{
+    const char *s = j->e->value;
+    if (!*s) {
+        say(j, DIAG_WARNING, "empty: the same as not setting it");
+        return;
+    }
+    if (j->r->flags & F_ANYPORT)
+        return;
+    for (const char *c = s; (c = strchr(c, ':')); c++)
+        if (c[1] == '\0' || c[1] == ',' || c[1] == ':') {
+            size_t n = (size_t)(c - s), b = n;
+            while (b && s[b - 1] != ',')
+                b--;
+            say(j, DIAG_ERROR, "'%.*s:' has an empty port: %s", (int)(n - b), s + b, j->r->text);
+            return;
+        }
+}
+
+/* NCCL_NO_CACHE: full names (or the rule's tokens), case-sensitive; a
+ * name no release reads is ignored without a word. */
+static void judge_names(struct judge *j)
+{
+    const struct value_rule *r = j->r;
+    const char *s = j->e->value;
+    for (;;) {
+        size_t n = strcspn(s, ",");
+        const char *t = s;
+        size_t tn = n;
+        trimmed(r, &t, &tn);
+        char name[128];
+        if (tn && token_index(r->tokens, t, tn, false) < 0) {
+            snprintf(name, sizeof name, "%.*s", (int)tn, t);
+            if (!release_mask(name)) {
+                say(j, DIAG_ERROR, "'%s' is not an NCCL variable: %s", name, r->text);
+                return;
+            }
         }
         if (!s[n])
             return;
@@ -620,17 +756,19 @@ static void judge_string(struct judge *j)
         say(j, DIAG_ERROR, "%s", r->text);
 }
 
-/* The judgement of one value: the reading, and the findings when d is set.
- * param: nccl_param_find(e->key), which the caller has looked up already
- * (NULL: a name NCCL 2.28.9 does not read). */
-static void judge(const struct entry *e, const struct nccl_param *param, int sev, struct diag *d,
-                  struct buf *why, struct nccl_reading *out)
+/* The judgement of one value: the reading, and the findings when d is set
+ * (or into cap, when that is set). rule: the enum rule_id the release
+ * reads it by, or -1 (a name it does not read, or has no rule for). */
+static void judge(const struct entry *e, int rule, int sev, struct diag *d, struct buf *why,
+                  struct finding *cap, struct nccl_reading *out)
 {
     memset(out, 0, sizeof *out);
-    out->rule = param ? (int)param->rule : -1;
-    if (!param)
+    out->rule = rule;
+    if (cap)
+        cap->sev = -1, cap->text[0] = '\0';
+    if (rule < 0)
         return;
-    struct judge j = { e, &value_rules[param->rule], sev, d, why, out, false };
+    struct judge j = { e, &value_rules[rule], sev, d, why, out, cap, false };
     switch (j.r->kind) {
     case V_INT:
         judge_int(&j);
@@ -647,6 +785,18 @@ static void judge(const struct entry *e, const struct nccl_param *param, int sev
     case V_MASK:
         judge_mask(&j);
         break;
+    case V_POLICY:
+        judge_policy(&j);
+        break;
+    case V_BOOL:
+        judge_bool(&j);
+        break;
+    case V_HCA:
+        judge_hca(&j);
+        break;
+    case V_NAMES:
+        judge_names(&j);
+        break;
     case V_UNREAD:
         out->reads = NR_UNSET;
         say(&j, DIAG_WARNING, "%s", j.r->text);
@@ -657,10 +807,44 @@ static void judge(const struct entry *e, const struct nccl_param *param, int sev
     }
 }
 
+/* ---- which release ---- */
+
+/* The release the checks apply (an index into nccl_releases), or
+ * RELEASE_ALL. */
+static int applied = RELEASE_ALL;
+
+void validate_release(int release)
+{
+    applied = release;
+}
+
+int validate_applied_release(void)
+{
+    return applied;
+}
+
+/* The release a single reading follows: the one applied, or with every
+ * release 2.28.9, whose reading render --format json has always given. */
+static int reading_release(void)
+{
+    return applied == RELEASE_ALL ? 0 : applied;
+}
+
+/* A name the releases do not know (a library's own) reads by 2.28.9's
+ * table, or by no rule. */
+static int rule_in(const char *key, int rel)
+{
+    if (!release_mask(key)) {
+        const struct nccl_param *p = nccl_param_find(key);
+        return p ? (int)p->rule : -1;
+    }
+    return release_rule(key, rel);
+}
+
 void nccl_read(const char *key, const char *value, struct nccl_reading *r)
 {
     struct entry e = { key, value, "", 0, "" };
-    judge(&e, nccl_param_find(key), DIAG_ERROR, NULL, NULL, r);
+    judge(&e, rule_in(key, reading_release()), DIAG_ERROR, NULL, NULL, NULL, r);
 }
 
 bool nccl_refuses(const char *key, const char *value, struct buf *why)
@@ -668,7 +852,7 @@ bool nccl_refuses(const char *key, const char *value, struct buf *why)
     struct entry e = { key, value, "", 0, "" };
     struct nccl_reading r;
     size_t before = why->len;
-    judge(&e, nccl_param_find(key), DIAG_ERROR, NULL, why, &r);
+    judge(&e, rule_in(key, reading_release()), DIAG_ERROR, NULL, why, NULL, &r);
     return why->len > before;
 }
 
@@ -774,6 +958,120 @@ bool nccl_conf_cuts(const char *key, const char *value)
     return strlen(key) > NCCL_CONF_MAX || strlen(value) > NCCL_CONF_MAX;
 }
 
+/* The releases in force: the applied one, or all of them. */
+static unsigned applied_mask(void)
+{
+    return applied == RELEASE_ALL ? (1u << NCCL_RELEASES) - 1 : 1u << applied;
+}
+
+/* A name some known releases read and others do not. */
+static void say_name_releases(const struct entry *e, unsigned mask, struct diag *d)
+{
+    char in[64];
+    release_list(in, sizeof in, mask);
+    if (applied == RELEASE_ALL)
+        diag(d, DIAG_WARNING, e->file, e->line, "%s: only NCCL %s read%s it", e->key, in,
+             mask & (mask - 1) ? "" : "s");
+    else
+        diag(d, DIAG_WARNING, e->file, e->line, "unknown NCCL variable %s for NCCL %s (NCCL %s "
+             "read%s it)", e->key, nccl_releases[applied], in, mask & (mask - 1) ? "" : "s");
+}
+
+/* "valid from 2.29.2" or "in NCCL 2.28.9: TEXT": one group of releases
+ * that agree (mask), with their finding f (sev -1: none). */
+static void group_text(struct buf *b, const struct entry *e, unsigned mask, unsigned all,
+                       const struct finding *f)
+{
+    int first = __builtin_ctz(mask);
+    const struct release_rule *c = release_change(e->key, first);
+    bool from_change = c && c->from == first && mask == (all & ~((1u << first) - 1));
+    char in[64];
+    release_list(in, sizeof in, mask);
+    if (b->len)
+        buf_str(b, "; ");
+    if (f->sev < 0 && from_change)
+        buf_printf(b, "valid from %s", c->changed_in);
+    else if (f->sev < 0)
+        buf_printf(b, "valid in NCCL %s", in);
+    else if (from_change)
+        buf_printf(b, "NCCL %s (from %s): %s", in, c->changed_in, f->text);
+    else
+        buf_printf(b, "NCCL %s: %s", in, f->text);
+}
+
+/* The releases disagree about e: one finding that says which holds where;
+ * an error only when every release has one (it is wrong in all of them). */
+static void say_releases(const struct entry *e, int sev, const struct finding *f, unsigned all,
+                         struct diag *d)
+{
+    unsigned done = 0;
+    bool every_error = true;
+    struct buf b = { 0 };
+    for (int i = 0; i < NCCL_RELEASES; i++)
+        if (all & (1u << i))
+            every_error &= f[i].sev == DIAG_ERROR;
+    /* where it is valid first, then where it is not, oldest first */
+    for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < NCCL_RELEASES; i++) {
+        if (!(all & (1u << i)) || (done & (1u << i)) || (f[i].sev < 0) != (pass == 0))
+            continue;
+        unsigned group = 0;
+        for (int k = i; k < NCCL_RELEASES; k++)
+            if ((all & (1u << k)) && f[k].sev == f[i].sev && strcmp(f[k].text, f[i].text) == 0)
+                group |= 1u << k;
+        done |= group;
+        group_text(&b, e, group, all, &f[i]);
+    }
+    size_t n = strlen(e->value);
+    diag(d, every_error ? sev : DIAG_WARNING, e->file, e->line, "%s=%.*s%s: %s", e->key,
+         n > 80 ? 72 : (int)n, e->value, n > 80 ? "..." : "", b.data);
+    buf_free(&b);
+}
+
+/* The value under each applied release: judged once, as always, when they
+ * read it by one rule; else each release's finding, compared. */
+static void judge_releases(const struct entry *e, int sev, struct diag *d)
+{
+    unsigned all = applied_mask();
+    int rules[NCCL_RELEASES];
+    bool same = true;
+    int one = -1;
+    for (int i = 0; i < NCCL_RELEASES; i++) {
+        /* -2: not applied, or a release that does not read the name (said already) */
+        rules[i] = (all & (1u << i)) && (release_mask(e->key) & (1u << i) || !release_mask(e->key))
+                       ? rule_in(e->key, i)
+                       : -2;
+        if (rules[i] == -2)
+            continue;
+        if (one == -1 && rules[i] >= 0)
+            one = rules[i];
+        same &= rules[i] < 0 || rules[i] == one;
+    }
+    struct nccl_reading r;
+    if (same) {
+        judge(e, one, sev, d, NULL, NULL, &r);
+        return;
+    }
+    struct finding f[NCCL_RELEASES];
+    bool differ = false;
+    all = 0; /* now: the releases judged */
+    int ref = -1;
+    for (int i = 0; i < NCCL_RELEASES; i++) {
+        if (rules[i] == -2)
+            continue;
+        judge(e, rules[i], sev, NULL, NULL, &f[i], &r);
+        all |= 1u << i;
+        if (ref < 0)
+            ref = i;
+        else
+            differ |= f[i].sev != f[ref].sev || strcmp(f[i].text, f[ref].text) != 0;
+    }
+    if (differ)
+        say_releases(e, sev, f, all, d);
+    else if (f[ref].sev >= 0)
+        judge(e, rules[ref], sev, d, NULL, NULL, &r); /* the same in each: said once, as ever */
+}
+
 void validate_entry(const struct entry *e, const struct known_names *k, int sev, struct diag *d)
 {
     if (strncmp(e->key, "NCCL_INIT_", 10) == 0) {
@@ -790,15 +1088,20 @@ void validate_entry(const struct entry *e, const struct known_names *k, int sev,
              "%s: the %s is %zu bytes; NCCL's nccl.conf reader keeps only %d, so the nccl-conf "
              "sink leaves it out", e->key, kl > NCCL_CONF_MAX ? "name" : "value",
              kl > NCCL_CONF_MAX ? kl : vl, NCCL_CONF_MAX);
-    /* One lookup in the built-in table, for both questions: is the name
-     * known (to the library given with --nccl-lib, if any), and its rule. */
-    const struct nccl_param *param = nccl_param_find(e->key);
-    if (k && k->names ? !known_names_has(k, e->key) : !param) {
-        suggest(e, k, d);
+    /* Is the name known: to the library given with --nccl-lib, if any,
+     * else to the applied releases (to some of them: a warning, and the
+     * value judged by those that read it). */
+    unsigned mask = release_mask(e->key) & applied_mask();
+    if (k && k->names ? !known_names_has(k, e->key) : !mask) {
+        if (!(k && k->names) && release_mask(e->key))
+            say_name_releases(e, release_mask(e->key), d);
+        else
+            suggest(e, k, d);
         return;
     }
-    struct nccl_reading r;
-    judge(e, param, sev, d, NULL, &r); /* a name only the given library knows: no rule, no finding */
+    if (!(k && k->names) && mask != applied_mask())
+        say_name_releases(e, mask, d);
+    judge_releases(e, sev, d); /* a name only the given library knows: no rule, no finding */
 }
 
 /* ---- combinations ---- */

@@ -56,6 +56,12 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value);
  * beats the profile's under --strict. */
 bool nccl_refuses(const char *key, const char *value, struct buf *why);
 
+/* The NCCL release the checks, the readings and the sinks apply: an index
+ * into nccl_releases (releases.h), or RELEASE_ALL (every known release,
+ * the default). Set once, from the command line, before any check. */
+void validate_release(int release);
+int validate_applied_release(void);
+
 /* Checks one KEY=VALUE. severity is DIAG_ERROR for profiles; for values that
  * come from the environment the same findings are reported as warnings. */
 void validate_entry(const struct entry *e, const struct known_names *k, int severity,
