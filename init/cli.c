@@ -24,7 +24,7 @@ static const char *const verbs[] = {
 };
 
 enum {
-    O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
+    O_PROFILE, O_PROFILE_DIR, O_ROOT, O_NCCL_LIB, O_NCCL_VERSION, O_FORMAT, O_ENFORCE, O_CAP_DROP, O_CAP_ADD,
     O_NO_NEW_PRIVS, O_SINKS, O_STRICT, O_PYTHON, O_SIGNAL_CHILD, O_SIGNAL_GROUP, O_REWRITE, O_GRACE,
     O_CLEANUP, O_KILL_EXIT_CODE, O_JSON, O_ALL, O_PID, O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 };
@@ -50,6 +50,7 @@ static const struct optdef {
     { "profile-dir", 0, O_PROFILE_DIR, 1, RUN | CHECK | RENDER | DETECT },
     { "root", 0, O_ROOT, 1, RUN | CHECK | RENDER | VERIFY | DETECT | REMOVE | INSTALL },
     { "nccl-lib", 0, O_NCCL_LIB, 1, RUN | CHECK | RENDER },
+    { "nccl-version", 0, O_NCCL_VERSION, 1, RUN | CHECK | RENDER },
     { "format", 0, O_FORMAT, 1, RENDER },
     { "enforce", 0, O_ENFORCE, 0, RUN | RENDER },
     { "cap-drop", 0, O_CAP_DROP, 1, RUN },
@@ -155,6 +156,7 @@ static void apply(struct options *o, const struct optdef *d, const char *arg, co
     case O_PROFILE_DIR: o->profile_dir = arg; break;
     case O_ROOT: o->root = arg; break;
     case O_NCCL_LIB: o->nccl_lib = arg; break;
+    case O_NCCL_VERSION: o->nccl_version = arg; break;
     case O_FORMAT:
         if (strcmp(arg, "env") && strcmp(arg, "json") && strcmp(arg, "etc-environment") &&
             strcmp(arg, "python") && strcmp(arg, "nccl-conf"))
@@ -425,8 +427,9 @@ void cli_usage(void)
         "        --cleanup SECONDS (2 or a quarter of the grace; or NCCL_INIT_CLEANUP)\n"
         "        --rewrite FROM:TO\n"
         "        --kill-exit-code N  --cap-drop CAPS  --cap-add CAPS  --no-new-privs\n"
-        "        --nccl-lib LIBNCCL  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"
-        "check:  [--nccl-lib LIBNCCL] [--json] FILE|NAME...\n"
+        "        --nccl-lib LIBNCCL  --nccl-version X.Y.Z (the release whose rules apply;\n"
+        "        default every known one)  -v  -q (or NCCL_INIT_LOG=error|warn|info|debug)\n"
+        "check:  [--nccl-lib LIBNCCL | --nccl-version X.Y.Z] [--json] FILE|NAME...\n"
         "render: [-p PROFILE]... [--enforce] [--format env|json|etc-environment|python|nccl-conf]\n"
         "        [--all] (the whole environment, not only the resolved set)\n"
         "verify: [--json] [--all] [--pid PID]...\n"

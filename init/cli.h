@@ -19,6 +19,7 @@ struct options {
     const char *profile_dir; /* NULL: <root>/etc/nccl-init/profiles */
     const char *root;        /* NULL: / */
     const char *nccl_lib;
+    const char *nccl_version; /* --nccl-version X.Y.Z: the release whose rules apply */
     const char *format; /* render: env (default), json, etc-environment, python, nccl-conf */
     bool enforce;
     const char **cap_drop, **cap_add; /* raw docker-style lists */

@@ -12,6 +12,7 @@
 #include "sinks/sinks.h"
 #include "sinks/install.h"
 #include "pid1/supervise.h"
+#include "nccl/releases.h"
 #include "nccl/validate.h"
 #include "inspect/verify.h"
 #include "lib/buf.h"
@@ -42,6 +43,7 @@ static unsigned resolve(struct resolved *r, const struct options *o, const char 
         .profile_dir = dir,
         .root = o->root,
         .nccl_lib = o->nccl_lib,
+        .nccl_version = o->nccl_version,
         .enforce = o->enforce,
         .strict = o->strict,
         .each_alone = check,
@@ -49,6 +51,14 @@ static unsigned resolve(struct resolved *r, const struct options *o, const char 
         .collect_ctx = f,
     };
     int errors = resolve_profiles(r, &ro);
+    char known[64];
+    release_list(known, sizeof known, (1u << NCCL_RELEASES) - 1);
+    if (errors == -EINVAL)
+        die(EXIT_USAGE, "--nccl-version %s: not a known NCCL release (known: %s; a newer one is "
+            "checked by %s's rules)", o->nccl_version, known, nccl_releases[NCCL_RELEASES - 1]);
+    if (errors == -EPROTO)
+        die(EXIT_USAGE, "--nccl-lib %s: cannot tell which NCCL release it is (known: %s); "
+            "name it with --nccl-version", o->nccl_lib, known);
     if (errors < 0)
         die(EXIT_USAGE, "--nccl-lib %s: %s", o->nccl_lib,
             errors == -ENOENT ? "no NCCL_* names in it" : strerror(-errors));

@@ -1,6 +1,7 @@
 #include "nccl/render.h"
 
 #include "lib/log.h"
+#include "nccl/releases.h"
 #include "nccl/validate.h"
 #include "lib/text.h"
 
@@ -131,6 +132,12 @@ void render_check_json(struct buf *b, const struct findings *f, const struct dia
         buf_str(b, i ? ", " : "");
         json_string(b, profiles[i].path);
     }
+    /* the NCCL releases whose rules applied (--nccl-version, --nccl-lib, or all) */
+    buf_str(b, "],\n  \"nccl_releases\": [");
+    int rel = validate_applied_release();
+    for (int i = 0, k = 0; i < NCCL_RELEASES; i++)
+        if (rel == RELEASE_ALL || rel == i)
+            buf_printf(b, "%s\"%s\"", k++ ? ", " : "", nccl_releases[i]);
     buf_str(b, "],\n  \"findings\": [");
     if (f->n)
         buf_printf(b, "%s\n  ", f->items.data);

@@ -5,12 +5,15 @@
 #include "lib/log.h"
 #include "lib/mem.h"
 #include "lib/text.h"
+#include "nccl/releases.h"
 #include "nccl/validate.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void check_entry(const struct entry *e, void *ctx)
 {
@@ -77,6 +80,36 @@ static void check_rules(struct resolved *r, const struct resolve_options *o)
     xfree(c.rules);
 }
 
+/* The release whose rules apply: o->nccl_version, else the library's
+ * version string, else every release. One newer than the newest known
+ * gets the newest's rules, and a line says so. */
+static int choose_release(const struct resolve_options *o)
+{
+    const char *v = o->nccl_version;
+    char *lib = NULL;
+    bool newer;
+    if (!v && o->nccl_lib) {
+        int fd = open(o->nccl_lib, O_RDONLY | O_CLOEXEC);
+        lib = fd >= 0 ? nccl_lib_version(fd) : NULL;
+        if (fd >= 0)
+            close(fd);
+        if (!lib)
+            return -EPROTO;
+        v = lib;
+    }
+    int rel = v ? release_parse(v, &newer) : RELEASE_ALL;
+    if (v && rel >= 0)
+        log_debug("NCCL %s: checked by %s's rules", v, nccl_releases[rel]);
+    if (v && rel >= 0 && newer)
+        log_warn("NCCL %s is newer than the newest release nccl-init knows; it is checked by "
+                 "%s's rules", v, nccl_releases[rel]);
+    xfree(lib);
+    if (v && rel < 0)
+        return o->nccl_version ? -EINVAL : -EPROTO;
+    validate_release(rel);
+    return 0;
+}
+
 int resolve_profiles(struct resolved *r, const struct resolve_options *o)
 {
     memset(r, 0, sizeof *r);
@@ -88,6 +121,9 @@ int resolve_profiles(struct resolved *r, const struct resolve_options *o)
             return e;
         log_debug("%zu NCCL_* names from %s", r->known.n, o->nccl_lib);
     }
+    int e = choose_release(o);
+    if (e < 0)
+        return e;
     r->profiles = xmalloc(o->nprofiles * sizeof *r->profiles);
     bool has_auto = false;
     for (size_t i = 0; i < o->nprofiles; i++)

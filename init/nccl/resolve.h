@@ -14,7 +14,9 @@ struct resolve_options {
     size_t nprofiles;
     const char *profile_dir; /* where NAME.env and auto's rules are looked up */
     const char *root;        /* auto detects the hardware under it; NULL: / */
-    const char *nccl_lib;    /* the known NCCL_* names from it; NULL: the built-in table */
+    const char *nccl_lib;    /* the known NCCL_* names and the release from it; NULL: the
+                                built-in table */
+    const char *nccl_version; /* the release whose rules apply; NULL: nccl_lib's, else all */
     bool enforce;            /* profile values win over the environment */
     bool strict;             /* an environment value NCCL would not take over a profile
                                 line is an error (ENVSET_STRICT), and so is auto
@@ -33,10 +35,12 @@ struct resolved {
 };
 
 /* Loads and validates the profiles of o (with combination checks per file
- * when o->each_alone). Returns the error count (the findings are in
- * r->diag), or the -errno of known_names_from_lib when o->nccl_lib cannot
- * be read (-ENOENT too when it has no NCCL_* names); r is then empty but
- * for resolved_free. */
+ * when o->each_alone), by the rules of the release o names (validate_release).
+ * Returns the error count (the findings are in r->diag), or the -errno of
+ * known_names_from_lib when o->nccl_lib cannot be read (-ENOENT too when
+ * it has no NCCL_* names), -EINVAL when o->nccl_version is no known
+ * release, -EPROTO when o->nccl_lib's is none or cannot be read; r is then
+ * empty but for resolved_free. */
 int resolve_profiles(struct resolved *r, const struct resolve_options *o);
 
 /* Composes the canonical environment from envp and checks the resolved
