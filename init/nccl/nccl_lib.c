@@ -150,9 +150,6 @@ char *nccl_lib_version(int fd)
     size_t size = 0, len = 0;
     unsigned char *m = file_size(fd, &size) == 0 ? rodata(fd, size, &len) : NULL;
     char *v = NULL;
-    /* not such an ELF file: scanned whole, as known_names_from_lib does */
-    if (!m && size && read_fd(fd, (off_t)size, RODATA_MAX, (char **)&m, &len) < 0)
-        m = NULL;
     /* NCCL's VERSION_STRING (src/init.cc), a whole string of its own:
      * "NCCL version 2.28.9+cuda13.0". Others begin the same way ("NCCL
      * version mismatch ...", "NCCL version %s compiled with CUDA %d.%d"),

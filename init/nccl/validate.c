@@ -686,25 +686,41 @@ static void judge_bool(struct judge *j)
         say(j, DIAG_ERROR, "not a boolean (expected 1, T, TRUE, 0, F or FALSE): %s", j->r->text);
 }
 
+/* Quotes NCCL would keep: says so. */
+static bool quoted(struct judge *j, const char *s, size_t n)
+{
+    if (n < 2 || (s[0] != '"' && s[0] != '\'') || s[n - 1] != s[0])
+        return false;
+    say(j, DIAG_ERROR, "NCCL takes the value as written, quotes included: nothing is called %s", s);
+    return true;
+}
+
 /* NCCL_IB_HCA's entries: "[^][=]hca[:port...]"; without F_ANYPORT, an
  * empty port (atoi("")) is port 0. */
 static void judge_hca(struct judge *j)
 {
     const char *s = j->e->value;
+    size_t n = strlen(s);
     if (!*s) {
         say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
+    if (quoted(j, s, n))
+        return;
     if (j->r->flags & F_ANYPORT)
         return;
-    for (const char *c = s; (c = strchr(c, ':')); c++)
-        if (c[1] == '\0' || c[1] == ',' || c[1] == ':') {
-            size_t n = (size_t)(c - s), b = n;
-            while (b && s[b - 1] != ',')
-                b--;
-            say(j, DIAG_ERROR, "'%.*s:' has an empty port: %s", (int)(n - b), s + b, j->r->text);
+    /* parseStringList: the first ':' of an entry starts its port, and the
+     * rest of the entry is skipped */
+    for (const char *e = s;; e++) {
+        size_t len = strcspn(e, ","), name = strcspn(e, ":,");
+        if (name < len && (name + 1 == len || e[name + 1] == ':')) {
+            say(j, DIAG_ERROR, "'%.*s' has an empty port: %s", (int)len, e, j->r->text);
             return;
         }
+        e += len;
+        if (!*e)
+            return;
+    }
 }
 
 /* NCCL_NO_CACHE: full names (or the rule's tokens), case-sensitive; a
@@ -747,11 +763,8 @@ static void judge_string(struct judge *j)
             say(j, DIAG_WARNING, "empty: the same as not setting it");
         return;
     }
-    if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
-        say(j, DIAG_ERROR, "NCCL takes the value as written, quotes included: nothing is called "
-                           "%s", s);
+    if (quoted(j, s, n))
         return;
-    }
     if ((r->flags & F_MIN2) && n < 2)
         say(j, DIAG_ERROR, "%s", r->text);
 }

@@ -1,8 +1,11 @@
-/* The validator: every value NCCL 2.28.9 would silently misread or reject. */
+/* The validator: every value NCCL 2.28.9 would silently misread or reject.
+ * These run under 2.28.9's rules alone (validate_release(0)); how the
+ * releases differ is test_releases.c's and tests/releases.bats's. */
 #include "helpers.h"
 
 #include "nccl/nccl_lib.h"
 #include "nccl/nccl_table.h"
+#include "nccl/releases.h"
 #include "nccl/servers.h"
 #include "nccl/validate.h"
 
@@ -712,6 +715,7 @@ static void refusals_are_the_profile_errors(void **state)
 
 int main(void)
 {
+    validate_release(0); /* nccl_releases[0], 2.28.9: the table's own release */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(integers_as_ncclLoadParam_reads_them),
         cmocka_unit_test(integers_in_their_c_type),
