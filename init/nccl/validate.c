@@ -189,6 +189,10 @@ static void say(struct judge *j, int sev, const char *fmt, ...)
          j->e->key, n > 80 ? 72 : (int)n, j->e->value, n > 80 ? "..." : "", what);
 }
 
+/* What an empty value means to an integer (judge_int), and to the keys that
+ * were integers in 2.28.9: the same words, so that releases that agree say it once. */
+#define EMPTY_INT "empty: the same as not setting it (NCCL uses its default)"
+
 /* A note that only -v shows: the value is fine, but reads differently. */
 static void note(struct judge *j, long long v)
 {
@@ -332,7 +336,7 @@ static void judge_int(struct judge *j)
         } else {
             o->reads = NR_UNSET;
             o->uses = NU_DEFAULT;
-            say(j, DIAG_WARNING, "empty: the same as not setting it (NCCL uses its default)");
+            say(j, DIAG_WARNING, EMPTY_INT);
         }
         return;
     }
@@ -653,7 +657,7 @@ static void judge_policy(struct judge *j)
     const struct value_rule *r = j->r;
     const char *s = j->e->value;
     if (!*s) {
-        say(j, DIAG_WARNING, "empty: the same as not setting it");
+        say(j, DIAG_WARNING, EMPTY_INT);
         return;
     }
     if (*s >= '0' && *s <= '9') {
@@ -681,7 +685,7 @@ static void judge_bool(struct judge *j)
 {
     const char *s = j->e->value;
     if (!*s)
-        say(j, DIAG_WARNING, "empty: the same as not setting it");
+        say(j, DIAG_WARNING, EMPTY_INT);
     else if (token_index(j->r->tokens, s, strlen(s), true) < 0)
         say(j, DIAG_ERROR, "not a boolean (expected 1, T, TRUE, 0, F or FALSE): %s", j->r->text);
 }
