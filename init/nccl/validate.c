@@ -441,9 +441,9 @@ static void judge_level(struct judge *j)
     const struct value_rule *r = j->r;
     if ((r->flags & F_P2C) && !j->said && j->out->reads == NR_LEVEL &&
         j->out->value < token_index(r->tokens, "P2C", 3, false))
-        say(j, DIAG_WARNING, "from 2.29.2 NCCL's default is P2C, and a CPU-attached NIC's path "
-                             "is P2C: a level below it turns GPU-direct RDMA off on such NICs "
-                             "(2.28.9 counted them as C2C)");
+        say(j, DIAG_WARNING, "NCCL's default is P2C (PXB up to 2.28.9, which counted a "
+                             "CPU-attached NIC's path as C2C): a level below P2C turns GPU-direct "
+                             "RDMA off on CPU-attached NICs");
 }
 
 /* Sets cell e of collective f's row (every row when f < 0) to v. */
