@@ -3,7 +3,8 @@
 reference data (../shared/reference/ by default):
 
   nccl-X.Y.Z-param-names.txt    the names each release reads
-  nccl-X.Y.Z-value-rules.json   the value rules; "changed_in" marks a change
+  nccl-X.Y.Z-value-rules.json   the value rules; "changed_in" marks a change;
+                                _meta.config_file how it reads nccl.conf
   nccl-versions.md              the TAG:file:line citations
 
 The C rule each change maps to is a value_rule of init/nccl/nccl_table.c
@@ -58,6 +59,34 @@ def first_release(changed):
         if vkey(r) >= vkey(changed):
             return r
     sys.exit(f"nccl-releases.py: {changed} is newer than every known release")
+
+
+def conf_rules(ref):
+    """How each release reads nccl.conf, from its _meta.config_file (2.28.9
+    has none: 2.29.7's says what is "unchanged from 2.28.9")."""
+    texts = []
+    for r in RELEASES:
+        with open(os.path.join(ref, f"nccl-{r}-value-rules.json")) as f:
+            texts.append(json.load(f).get("_meta", {}).get("config_file"))
+    out = []
+    for i, r in enumerate(RELEASES):
+        text = texts[i]
+        if text is None and i + 1 < len(RELEASES) and (texts[i + 1] or "").startswith(
+                f"unchanged from {r}"):
+            text = texts[i + 1]
+        if text is None:
+            sys.exit(f"nccl-releases.py: nothing says how {r} reads nccl.conf")
+        m = re.search(r"fgets into (\d+) bytes", text)
+        if not m and "getline" not in text:
+            sys.exit(f"nccl-releases.py: {r}: neither fgets nor getline in '{text}'")
+        line_max = int(m.group(1)) - 1 if m else 0
+        strips_cr = "CR stripped" in text
+        if not strips_cr and "CR kept" not in text:
+            sys.exit(f"nccl-releases.py: {r}: what happens to a CR is not in '{text}'")
+        home = "via $HOME" in text
+        cite = re.search(r"\((src/[^)]*:[0-9-]+)\)\s*$", text)
+        out.append((line_max, strips_cr, home, cite.group(1) if cite else ""))
+    return out
 
 
 def load(ref):
@@ -119,7 +148,12 @@ def generate(ref):
         lines.append(f'    {{ "{key}", {frm}, {rule}, "{when}", "{source}" }},')
     lines += ["};",
               "const size_t release_rules_count = sizeof release_rules / sizeof release_rules[0];",
-              ""]
+              "", "/* How each release reads nccl.conf (_meta.config_file). */",
+              "const struct release_conf release_confs[NCCL_RELEASES] = {"]
+    for r, (line_max, cr, home, cite) in zip(RELEASES, conf_rules(ref)):
+        where = f" /* {cite} */" if cite else ""
+        lines.append(f"    {{ {line_max}, {str(cr).lower()}, {str(home).lower()} }}, /* {r} */{where}")
+    lines += ["};", ""]
     return "\n".join(lines)
 
 

@@ -45,8 +45,10 @@
 #define ETC_NCCL_CONF "/etc/nccl.conf"
 
 /* NCCL's nccl.conf reader keeps at most this many bytes of a key and of a
- * value (setEnvFile in src/misc/param.cc, NCCL 2.28.9), and NCCL's own log
- * of a value is cut there too. */
+ * value (setEnvFile in src/misc/param.cc, NCCL 2.28.9 through 2.30.7), and
+ * NCCL's own log of a value is cut there too. A line of key, '=' and value
+ * within it is shorter than the 4095 bytes at which 2.30.3's fgets splits
+ * one (nccl/releases.h, release_confs). */
 #define NCCL_CONF_MAX 1023
 
 #endif

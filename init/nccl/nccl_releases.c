@@ -277,3 +277,10 @@ const struct release_rule release_rules[] = {
     { "NCCL_WARN_ENABLE_DEBUG_INFO", 2, R_BOOL, "2.30.7", "v2.30.7-1:src/include/param/parser_default.h:46-50" },
 };
 const size_t release_rules_count = sizeof release_rules / sizeof release_rules[0];
+
+/* How each release reads nccl.conf (_meta.config_file). */
+const struct release_conf release_confs[NCCL_RELEASES] = {
+    { 0, false, false }, /* 2.28.9 */
+    { 0, false, false }, /* 2.29.7 */
+    { 4095, true, true }, /* 2.30.7 */ /* src/misc/param.cc:23-50 */
+};

@@ -36,6 +36,16 @@ struct release_rule {
 extern const struct release_rule release_rules[];
 extern const size_t release_rules_count;
 
+/* How a release reads nccl.conf (src/misc/param.cc setEnvFile). Every
+ * release keeps at most NCCL_CONF_MAX bytes of a key and of a value
+ * (lib/paths.h). */
+struct release_conf {
+    unsigned short line_max; /* fgets: a line this long or longer is read in pieces; 0: getline */
+    bool strips_cr;          /* a trailing '\r' is dropped (CRLF files work) */
+    bool home_env;           /* ~/.nccl.conf is found through $HOME, not the passwd entry */
+};
+extern const struct release_conf release_confs[NCCL_RELEASES];
+
 /* The releases that read name, as release_name's bits; 0: none does. */
 unsigned release_mask(const char *name);
 

@@ -155,7 +155,9 @@ void format_etc_environment(struct buf *b, const struct envset *s, skip_fn *skip
  * them: every byte after '=' is the value (a CR too), '\n' ends it. NCCL's
  * reader (src/misc/param.cc setEnvFile) copies at most NCCL_CONF_MAX bytes of the
  * key and of the value into fixed buffers: a longer one would reach NCCL
- * cut short, so it is left out. */
+ * cut short, so it is left out. In every release through 2.30.7: the lines
+ * left are too short for 2.30.3's fgets to split, and a CR, which 2.30.3
+ * strips and 2.28.9 keeps, is a control character, refused first. */
 static void format_lines(struct buf *b, const struct envset *s, const char *sink, bool nccl_only,
                          skip_fn *skip)
 {

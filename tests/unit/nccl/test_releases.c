@@ -3,6 +3,7 @@
  * validate_entry reports a key the releases read differently. */
 #include "helpers.h"
 
+#include "lib/paths.h"
 #include "nccl/nccl_table.h"
 #include "nccl/releases.h"
 #include "nccl/validate.h"
@@ -106,6 +107,31 @@ static void versions(void **state)
     assert_string_equal(buf, "2.28.9, 2.30.7");
 }
 
+/* How each release reads nccl.conf (src/misc/param.cc setEnvFile): 2.30.3
+ * reads lines with fgets into 4096 bytes and strips a trailing CR. The
+ * nccl-conf sink writes keys and values of NCCL_CONF_MAX bytes at most
+ * (every release's field buffers) and no control character, so no line it
+ * writes is split, and no CR reaches a release that would strip it. */
+static void conf_lines_stay_whole(void **state)
+{
+    (void)state;
+    assert_int_equal(release_confs[0].line_max, 0); /* getline */
+    assert_false(release_confs[0].strips_cr);
+    assert_false(release_confs[0].home_env);
+    assert_int_equal(release_confs[2].line_max, 4095);
+    assert_true(release_confs[2].strips_cr);
+    assert_true(release_confs[2].home_env);
+    for (int r = 0; r < NCCL_RELEASES; r++)
+        if (release_confs[r].line_max)
+            assert_true(2 * NCCL_CONF_MAX + 1 < release_confs[r].line_max);
+    char v[NCCL_CONF_MAX + 2];
+    memset(v, 'a', sizeof v - 1);
+    v[sizeof v - 1] = '\0';
+    assert_true(nccl_conf_cuts("NCCL_SOCKET_IFNAME", v));
+    v[NCCL_CONF_MAX] = '\0';
+    assert_false(nccl_conf_cuts("NCCL_SOCKET_IFNAME", v));
+}
+
 static char *check_in(int release, const char *key, const char *value, unsigned *errors,
                       unsigned *warnings)
 {
@@ -161,6 +187,7 @@ int main(void)
         cmocka_unit_test(names_added_and_removed),
         cmocka_unit_test(rules_per_release),
         cmocka_unit_test(versions),
+        cmocka_unit_test(conf_lines_stay_whole),
         cmocka_unit_test(findings_per_release),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
