@@ -864,12 +864,28 @@ void nccl_read(const char *key, const char *value, struct nccl_reading *r)
     judge(&e, rule_in(key, reading_release()), DIAG_ERROR, NULL, NULL, NULL, r);
 }
 
+/* With every release applied, an error only where each release that reads
+ * the key has one (as validate_entry says it), in the newest one's words. */
 bool nccl_refuses(const char *key, const char *value, struct buf *why)
 {
     struct entry e = { key, value, "", 0, "" };
     struct nccl_reading r;
     size_t before = why->len;
-    judge(&e, rule_in(key, reading_release()), DIAG_ERROR, NULL, why, NULL, &r);
+    if (applied != RELEASE_ALL || !release_mask(key)) {
+        judge(&e, rule_in(key, reading_release()), DIAG_ERROR, NULL, why, NULL, &r);
+        return why->len > before;
+    }
+    struct finding f;
+    int newest = -1;
+    for (int i = 0; i < NCCL_RELEASES; i++) {
+        if (!(release_mask(key) & (1u << i)))
+            continue;
+        judge(&e, rule_in(key, i), DIAG_ERROR, NULL, NULL, &f, &r);
+        if (f.sev != DIAG_ERROR)
+            return false;
+        newest = i;
+    }
+    judge(&e, rule_in(key, newest), DIAG_ERROR, NULL, why, NULL, &r);
     return why->len > before;
 }
 

@@ -53,7 +53,8 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value);
 /* Would a profile line KEY=VALUE be an error by NCCL's rules (a value NCCL
  * misreads, ignores or fails on)? If so, appends the finding's text (what
  * check says after "KEY=VALUE: ") to why. For an environment value that
- * beats the profile's under --strict. */
+ * beats the profile's under --strict. With every release applied: only a
+ * value that each release reading the key refuses. */
 bool nccl_refuses(const char *key, const char *value, struct buf *why);
 
 /* The NCCL release the checks, the readings and the sinks apply: an index

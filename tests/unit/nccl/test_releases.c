@@ -178,6 +178,25 @@ static void findings_per_release(void **state)
     xfree(out);
 }
 
+/* --strict's refusal of an environment value: under every release, only
+ * what each refuses. */
+static void refusals_per_release(void **state)
+{
+    (void)state;
+    struct buf why = { 0 };
+    assert_false(nccl_refuses("NCCL_CTA_POLICY", "EFFICIENCY", &why));
+    assert_true(nccl_refuses("NCCL_SET_THREAD_NAME", "2", &why));
+    assert_contains(why.data, "not a boolean");
+    buf_free(&why);
+    validate_release(0);
+    assert_true(nccl_refuses("NCCL_CTA_POLICY", "EFFICIENCY", &why));
+    assert_contains(why.data, "not a number");
+    buf_free(&why);
+    validate_release(2);
+    assert_false(nccl_refuses("NCCL_CTA_POLICY", "EFFICIENCY", &why));
+    validate_release(RELEASE_ALL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +208,7 @@ int main(void)
         cmocka_unit_test(versions),
         cmocka_unit_test(conf_lines_stay_whole),
         cmocka_unit_test(findings_per_release),
+        cmocka_unit_test(refusals_per_release),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
