@@ -56,6 +56,13 @@ warning_in() {
     warning_in NCCL_NO_CACHE=ALL all "NCCL_NO_CACHE: only NCCL 2.29.7, 2.30.7 read it"
 }
 
+@test "names: an unknown one is matched against the applied releases' names" {
+    warning_in NCCL_NO_CACHES=ALL all "unknown NCCL variable NCCL_NO_CACHES; did you mean NCCL_NO_CACHE?"
+    check_in NCCL_NO_CACHES=ALL 2.28.9
+    assert_success
+    [[ "$stderr" == *"unknown NCCL variable NCCL_NO_CACHES"* && "$stderr" != *"did you mean"* ]]
+}
+
 @test "v2.30.7-1:src/param/param.cc:23-41: NCCL_NO_CACHE's names are trimmed from 2.30.3" {
     error_in 'NCCL_NO_CACHE=NCCL_PROTO, ALL' 2.29.7 "' ALL' is not an NCCL variable"
     clean_in 'NCCL_NO_CACHE=NCCL_PROTO, ALL' 2.30.7

@@ -931,7 +931,7 @@ void nccl_reading_json(struct buf *b, const char *key, const char *value)
 /* ---- names ---- */
 
 /* The known names without their "NCCL_", from the library's list or the
- * built-in one. */
+ * applied releases'. */
 static const char **known_suffixes(const struct known_names *k, size_t *n)
 {
     size_t cap = 0;
@@ -943,10 +943,12 @@ static const char **known_suffixes(const struct known_names *k, size_t *n)
             v[(*n)++] = k->names[i] + 5;
         }
     } else {
-        for (size_t i = 0; i < nccl_params_count; i++) {
-            grow((void **)&v, &cap, *n + 1, sizeof *v);
-            v[(*n)++] = nccl_params[i].name + 5;
-        }
+        unsigned mask = applied == RELEASE_ALL ? ~0u : 1u << applied;
+        for (size_t i = 0; i < release_names_count; i++)
+            if (release_names[i].releases & mask) {
+                grow((void **)&v, &cap, *n + 1, sizeof *v);
+                v[(*n)++] = release_names[i].name + 5;
+            }
     }
     return v;
 }
