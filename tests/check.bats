@@ -349,6 +349,7 @@ print("ok")' "$output" "$TMP/p.env" "$PROFILES/pcie-8gpu.env"
   \"errors\": 0,
   \"warnings\": 0,
   \"profiles\": [\"$PROFILES/pcie-8gpu.env\"],
+  \"nccl_releases\": [\"2.28.9\", \"2.29.7\", \"2.30.7\"],
   \"findings\": []
 }"
     # a control byte in a file name is escaped in the JSON, as on stderr
