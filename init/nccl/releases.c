@@ -67,7 +67,7 @@ int release_parse(const char *version, bool *newer)
     long v[3], k[3];
     *newer = false;
     if (!version || parse_triple(version, v) < 0)
-        return -1;
+        return -2;
     for (int i = 0; i < NCCL_RELEASES; i++) {
         parse_triple(nccl_releases[i], k);
         if (compare(v, k) == 0)

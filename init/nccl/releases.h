@@ -59,8 +59,8 @@ int release_rule(const char *key, int rel);
 
 /* The release of a version ("2.30.7", or a library's "2.30.7+cuda13.0"):
  * its index; a version newer than the newest gets the newest's, *newer set.
- * -1: malformed, older than the oldest, or between two known releases
- * (whose rules are neither's). */
+ * -1: older than the oldest, or between two known releases (whose rules
+ * are neither's); -2: not X.Y.Z. */
 int release_parse(const char *version, bool *newer);
 
 /* "2.28.9, 2.29.7, 2.30.7": the releases of mask, into buf (size n). */

@@ -82,31 +82,46 @@ static void check_rules(struct resolved *r, const struct resolve_options *o)
 
 /* The release whose rules apply: o->nccl_version, else the library's
  * version string, else every release. One newer than the newest known
- * gets the newest's rules, and a line says so. */
+ * gets the newest's rules, and a line says so. A library of a release
+ * older than the oldest known or between two (whose rules are none of the
+ * known ones') is checked against every known release, with a line: the
+ * image build's check of a base's libnccl goes on, as it always has. */
 static int choose_release(const struct resolve_options *o)
 {
-    const char *v = o->nccl_version;
-    char *lib = NULL;
     bool newer;
-    if (!v && o->nccl_lib) {
-        int fd = open(o->nccl_lib, O_RDONLY | O_CLOEXEC);
-        lib = fd >= 0 ? nccl_lib_version(fd) : NULL;
-        if (fd >= 0)
-            close(fd);
-        if (!lib)
-            return -EPROTO;
-        v = lib;
+    if (o->nccl_version) {
+        int rel = release_parse(o->nccl_version, &newer);
+        if (rel < 0)
+            return -EINVAL;
+        if (newer)
+            log_warn("NCCL %s is newer than the newest release nccl-init knows; it is checked "
+                     "by %s's rules", o->nccl_version, nccl_releases[rel]);
+        validate_release(rel);
+        return 0;
     }
-    int rel = v ? release_parse(v, &newer) : RELEASE_ALL;
-    if (v && rel >= 0)
-        log_debug("NCCL %s: checked by %s's rules", v, nccl_releases[rel]);
-    if (v && rel >= 0 && newer)
+    if (!o->nccl_lib) {
+        validate_release(RELEASE_ALL);
+        return 0;
+    }
+    int fd = open(o->nccl_lib, O_RDONLY | O_CLOEXEC);
+    char *v = fd >= 0 ? nccl_lib_version(fd) : NULL;
+    if (fd >= 0)
+        close(fd);
+    int rel = release_parse(v, &newer);
+    if (rel == -2) { /* no version string, or not X.Y.Z */
+        xfree(v);
+        return -EPROTO;
+    }
+    if (rel == -1)
+        log_warn("NCCL %s is none of the releases nccl-init knows; it is checked against each of "
+                 "them", v);
+    else if (newer)
         log_warn("NCCL %s is newer than the newest release nccl-init knows; it is checked by "
                  "%s's rules", v, nccl_releases[rel]);
-    xfree(lib);
-    if (v && rel < 0)
-        return o->nccl_version ? -EINVAL : -EPROTO;
-    validate_release(rel);
+    else
+        log_debug("NCCL %s: checked by %s's rules", v, nccl_releases[rel]);
+    validate_release(rel < 0 ? RELEASE_ALL : rel);
+    xfree(v);
     return 0;
 }
 

@@ -39,7 +39,7 @@ struct resolved {
  * Returns the error count (the findings are in r->diag), or the -errno of
  * known_names_from_lib when o->nccl_lib cannot be read (-ENOENT too when
  * it has no NCCL_* names), -EINVAL when o->nccl_version is no known
- * release, -EPROTO when o->nccl_lib's is none or cannot be read; r is then
+ * release, -EPROTO when o->nccl_lib has no version string; r is then
  * empty but for resolved_free. */
 int resolve_profiles(struct resolved *r, const struct resolve_options *o);
 

@@ -98,10 +98,10 @@ static void versions(void **state)
     assert_true(newer);
     assert_int_equal(release_parse("2.29.3", &newer), -1); /* between two: neither's rules */
     assert_int_equal(release_parse("2.27.7", &newer), -1); /* older than the oldest */
-    assert_int_equal(release_parse("2.30", &newer), -1);
-    assert_int_equal(release_parse("2.30.7x", &newer), -1);
-    assert_int_equal(release_parse("", &newer), -1);
-    assert_int_equal(release_parse(NULL, &newer), -1);
+    assert_int_equal(release_parse("2.30", &newer), -2); /* not X.Y.Z */
+    assert_int_equal(release_parse("2.30.7x", &newer), -2);
+    assert_int_equal(release_parse("", &newer), -2);
+    assert_int_equal(release_parse(NULL, &newer), -2);
     char buf[64];
     release_list(buf, sizeof buf, 5);
     assert_string_equal(buf, "2.28.9, 2.30.7");
