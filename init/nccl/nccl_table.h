@@ -1,7 +1,10 @@
 /* What NCCL 2.28.9 accepts: its parameter names and how it reads each value.
  * Pure data; validate.c is the one engine that interprets it. The names
  * are those of init/nccl/nccl_params.tsv (scripts/nccl-params.py over the source
- * tag v2.28.9-1), and tests/unit/nccl/test_validate.c holds the two together. */
+ * tag v2.28.9-1), and tests/unit/nccl/test_validate.c holds the two together.
+ * The rules after R_GRAPH_FILE are the later releases' readings (2.29.7,
+ * 2.30.7); the generated releases table (releases.h) says which release
+ * reads which key by them. */
 #ifndef NCCL_INIT_NCCL_TABLE_H
 #define NCCL_INIT_NCCL_TABLE_H
 

@@ -1,6 +1,8 @@
-/* The one engine over nccl_table.c: what NCCL 2.28.9 makes of a value
- * (nccl_read), and the findings about it (validate_entry), computed by the
- * same code so that check, render and the messages never disagree. */
+/* The one engine over nccl_table.c: what NCCL makes of a value (nccl_read),
+ * and the findings about it (validate_entry), computed by the same code so
+ * that check, render and the messages never disagree. Which release's
+ * rules apply is validate_release's: one, or every known release, each
+ * judged and compared (judge_releases). */
 #include "nccl/validate.h"
 
 #include "nccl/nccl_lib.h"
