@@ -248,17 +248,17 @@ start_loader() {
     assert_success
     assert_line --regexp '^PID +COMMAND +ALGO +BUFFSIZE +MAX_NCHANN +P2P_LEVEL +PROTO +LIBNCCL$'
     assert_line --regexp "^$LOADED +python3 +env +env +env +env +env +${want//+/\\+}$"
-    if [[ "$want" == 2.28.9+* ]]; then
-        assert_line "libnccl $want in 1 process ($real): the NCCL 2.28.9 whose rules check and run apply"
+    if [[ "$want" =~ ^(2\.28\.9|2\.29\.7|2\.30\.7)(\+|$) ]]; then
+        assert_line "libnccl $want in 1 process ($real): NCCL ${BASH_REMATCH[1]}, a release whose rules check and run know (--nccl-lib, or --nccl-version ${BASH_REMATCH[1]})"
     else
-        assert_line "libnccl $want in 1 process ($real): not the NCCL 2.28.9 whose rules check and run apply"
+        assert_line --regexp "^libnccl ${want//+/\\+} in 1 process \(.*\): (newer than|not) "
     fi
     run --separate-stderr "$NI" verify --json
     assert_success
     run python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
-assert d["nccl_rules"] == "2.28.9", d
+assert d["nccl_releases"] == ["2.28.9", "2.29.7", "2.30.7"], d
 p = [p for p in d["processes"] if p["pid"] == int(sys.argv[2])][0]
 assert p["libnccl"] == {"path": sys.argv[3], "version": sys.argv[4]}, p
 print("ok")' "$output" "$LOADED" "$real" "$want"
@@ -287,8 +287,8 @@ print("ok")' "$output" "$LOADED" "$real" "$want"
     assert_line --regexp "^$a +python3 +env +env +env +env +env +2\.99\.0\+cuda99\.9$"
     assert_line --regexp "^$b +python3 .* 2\.99\.0\+cuda99\.9$"
     assert_line --regexp "^$c +python3 .* \?$"
-    assert_line "libnccl 2.99.0+cuda99.9 in 2 processes ($TMP/other/libnccl.so.2): not the NCCL 2.28.9 whose rules check and run apply"
-    assert_line "libnccl of unknown version in 1 process ($TMP/none/libnccl.so.2: no NCCL version string in it): check and run apply NCCL 2.28.9's rules"
+    assert_line "libnccl 2.99.0+cuda99.9 in 2 processes ($TMP/other/libnccl.so.2): newer than the releases check and run know (2.28.9, 2.29.7, 2.30.7): --nccl-lib applies 2.30.7's rules"
+    assert_line "libnccl of unknown version in 1 process ($TMP/none/libnccl.so.2: no NCCL version string in it): check and run apply every known release's rules (2.28.9, 2.29.7, 2.30.7)"
     # each library is opened once, however many processes map it
     if command -v strace >/dev/null; then
         strace -f -e trace=open,openat -o "$TMP/trace" "$NI" verify --pid "$a" --pid "$b" --pid "$c" >/dev/null

@@ -1,5 +1,6 @@
 /* verify's report: a table with notes and a summary, or JSON. */
 #include "inspect/verify.h"
+#include "nccl/releases.h"
 #include "nccl/nccl_table.h"
 #include "lib/paths.h"
 #include "lib/text.h"
@@ -359,20 +360,28 @@ static void lib_notes(struct buf *b, const struct verify_report *r)
         text_escaped(b, l->version ? l->version : "of unknown version");
         buf_printf(b, " in %u process%s (", n, n == 1 ? "" : "es");
         text_escaped(b, l->path);
-        size_t t = sizeof NCCL_TABLE_VERSION - 1;
+        char known[64];
+        release_list(known, sizeof known, (1u << NCCL_RELEASES) - 1);
+        bool newer = false;
+        int rel = l->version ? release_parse(l->version, &newer) : -2;
         if (!l->version)
-            buf_printf(b, ": %s): check and run apply NCCL " NCCL_TABLE_VERSION "'s rules\n",
+            buf_printf(b, ": %s): check and run apply every known release's rules (%s)\n",
                        l->err == ENOEXEC  ? "no NCCL version string in it"
                        : l->err == ESTALE ? "the file at that path is not the one mapped"
                        : l->err == EINVAL ? "not a regular file"
                        : l->err == ELOOP  ? "a symbolic link"
-                                          : strerror(l->err));
+                                          : strerror(l->err),
+                       known);
+        else if (rel >= 0 && !newer)
+            buf_printf(b, "): NCCL %s, a release whose rules check and run know "
+                          "(--nccl-lib, or --nccl-version %s)\n",
+                       nccl_releases[rel], nccl_releases[rel]);
+        else if (rel >= 0)
+            buf_printf(b, "): newer than the releases check and run know (%s): "
+                          "--nccl-lib applies %s's rules\n",
+                       known, nccl_releases[rel]);
         else
-            buf_printf(b, "): %sthe NCCL " NCCL_TABLE_VERSION " whose rules check and run apply\n",
-                       strncmp(l->version, NCCL_TABLE_VERSION, t) == 0 &&
-                               (l->version[t] == '+' || !l->version[t])
-                           ? ""
-                           : "not ");
+            buf_printf(b, "): not a release check and run know (%s)\n", known);
     }
 }
 
@@ -634,7 +643,10 @@ void verify_print_json(struct buf *b, const struct verify_report *r)
 {
     buf_str(b, "{\n  \"digest\": ");
     json_string(b, r->digest ? r->digest : "");
-    buf_str(b, ",\n  \"nccl_rules\": \"" NCCL_TABLE_VERSION "\"");
+    buf_str(b, ",\n  \"nccl_releases\": [");
+    for (int i = 0; i < NCCL_RELEASES; i++)
+        buf_printf(b, "%s\"%s\"", i ? ", " : "", nccl_releases[i]);
+    buf_str(b, "]");
     buf_str(b, ",\n  \"processes\": [");
     unsigned listed = 0;
     for (size_t i = 0; i < r->nrows; i++)
