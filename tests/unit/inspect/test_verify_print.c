@@ -208,7 +208,8 @@ static void lib_not_regular(void **state)
     struct buf b = { 0 };
     verify_print_text(&b, &r);
     assert_non_null(strstr(b.data, "libnccl of unknown version in 1 process (/lib/libnccl.so.2: "
-                                   "not a regular file): check and run apply NCCL "));
+                                   "not a regular file): check and run apply every known "
+                                   "release's rules (2.28.9, 2.29.7, 2.30.7)\n"));
     buf_free(&b);
 }
 
