@@ -347,8 +347,9 @@ static void outside_note(struct buf *b, const struct verify_report *r)
     buf_str(b, ")\n");
 }
 
-/* Each libnccl.so the rows map, its version next to the one whose rules
- * nccl-init checks profiles against. */
+/* Each libnccl.so the rows map, its version, and the release whose rules
+ * check --nccl-lib and run mode apply to it (nccl/releases.h): a known
+ * one, the newest for a newer one, or every known release. */
 static void lib_notes(struct buf *b, const struct verify_report *r)
 {
     for (size_t i = 0; i < r->nlibs; i++) {
